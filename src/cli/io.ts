@@ -1,0 +1,33 @@
+/** What a command may touch of the outside world; tests pass their own. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** An error meant for the person at the terminal: one clear line and an exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Exit codes shared by every command. */
+export const EXIT = {
+  ok: 0,
+  /** Problems found (validate), or a campaign broken / token rejected (status). */
+  problems: 1,
+  /** Bad usage, or a config that cannot be read at all. */
+  usage: 2,
+  /** The database is locked by another daemon, or newer than this version. */
+  database: 3,
+} as const;
+
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}

@@ -1,0 +1,85 @@
+// The normalised configuration: what the rest of campaignd sees after a file was read
+// as written, defaults were filled and every rule was checked. Paths are absolute.
+
+/** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
+export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type WeekdayName = (typeof WEEKDAY_NAMES)[number];
+
+/** The outcome classes that `retry_on` may list (rule 5). */
+export const RETRYABLE_CLASSES = ['busy', 'no-answer', 'failed', 'voicemail'] as const;
+export type RetryableClass = (typeof RETRYABLE_CLASSES)[number];
+
+export interface DaemonConfig {
+  /** Absolute path of the daemon file this was read from. */
+  file: string;
+  api: {
+    baseUrl: string;
+    /** Absolute path of the token file, when the token comes from a file. */
+    tokenFile?: string;
+    rateLimit: { requestsPerMinute: number; burst: number };
+    /** Zone of the service's zone-less "YYYY-MM-DD HH:MM:SS" timestamps. */
+    serverTimezone: string;
+  };
+  /** Absolute path of the SQLite file, or ':memory:'. */
+  database: string;
+  campaignsDir: string;
+  http: { host: string; port: number };
+  webhook: { secretEnv: string };
+  /** Account-wide cap on live calls over all campaigns. */
+  maxCallsInParallel?: number;
+  suppressionFile?: string;
+  unknownAttemptSettleSeconds: number;
+  log: { level: string };
+}
+
+export interface CampaignConfig {
+  name: string;
+  /** Absolute path of the campaign file. */
+  file: string;
+  assistantId: number;
+  /** IANA zone of the window; undefined means "the assistant's timezone". */
+  timezone?: string;
+  allowedDays: Weekday[];
+  /** Seconds after local midnight. */
+  allowedHoursStart: number;
+  allowedHoursEnd: number;
+  maxCallsInParallel: number;
+  maxRetries: number;
+  retryIntervalSeconds: number;
+  markCompleteWhenNoLeads: boolean;
+  retryOn: RetryableClass[];
+  /** Whole local days without calls, `YYYY-MM-DD`. */
+  blackoutDates: string[];
+  /** The called person's local hours, in seconds after midnight. */
+  leadLocalHours?: { start: number; end: number };
+  initialStatus: 'running' | 'paused';
+  leads: { file?: string; remoteCampaignId?: number };
+  /** ISO 3166 alpha-2 country for national-format numbers. */
+  defaultCountry?: string;
+  allowDuplicates: boolean;
+}
+
+/** One problem found in a file: everything a person needs to fix it. */
+export interface ConfigProblem {
+  file: string;
+  line?: number;
+  column?: number;
+  /** Dotted path of the field, e.g. `leads.file` or `allowed_days[2]`. */
+  field?: string;
+  message: string;
+  /** How to fix it. */
+  hint?: string;
+  /** Errors stop a campaign (or the daemon); warnings do not. */
+  severity: 'error' | 'warning';
+}
+
+export interface LoadedConfig {
+  daemon: DaemonConfig;
+  /** Campaigns whose files are valid. */
+  campaigns: CampaignConfig[];
+  /** Every problem found, in the daemon file, campaign files and lead files. */
+  problems: ConfigProblem[];
+  /** Campaign names (or file names) that are broken and will not run. */
+  brokenCampaigns: { name: string; file: string }[];
+}

@@ -1,0 +1,60 @@
+import pino, { type Logger, type DestinationStream } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths that may carry a secret. Redaction is the second line of defence: secrets are
+ * never put into log objects on purpose, but an error that echoes a request or a config
+ * object must not leak them either.
+ */
+export const REDACT_PATHS = [
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'webhookSecret',
+  '*.webhookSecret',
+  'authorization',
+  '*.authorization',
+  'Authorization',
+  '*.Authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers["x-campaignd-secret"]',
+  '*.headers["x-campaignd-secret"]',
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** Human-readable colour output (when stdout is a terminal). */
+  pretty?: boolean;
+  /** Where JSON lines go; defaults to stdout. Tests pass a stream to inspect lines. */
+  destination?: DestinationStream;
+  /** Exact secret values to scrub from every line, whatever field they hide in. */
+  secrets?: () => readonly string[];
+}
+
+/** Creates the root logger; every component receives a child of it, never a global. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  const base = { redact: { paths: REDACT_PATHS, censor: '[redacted]' }, level };
+  const scrub = options.secrets;
+  const hooks = scrub
+    ? {
+        streamWrite(line: string): string {
+          let out = line;
+          for (const s of scrub()) if (s.length >= 4) out = out.split(s).join('[redacted]');
+          return out;
+        },
+      }
+    : undefined;
+  if (options.pretty && !options.destination) {
+    return pino({ ...base, hooks, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  }
+  return pino({ ...base, hooks }, options.destination ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/** A logger that drops everything, for tests that do not look at logs. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

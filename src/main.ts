@@ -1,0 +1,68 @@
+
+import { CliError, EXIT, processIo, type CliIo } from './cli/io.js';
+
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+// Commands load lazily so that `status` does not pay for the simulator, and so on.
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  run: { summary: 'the daemon: load config, migrate the database, dial until stopped', load: async () => (await import('./cli/run.js')).runCommand },
+  status: { summary: 'progress of every campaign, read from the database', load: async () => (await import('./cli/status.js')).statusCommand },
+  validate: { summary: 'check the daemon config, every campaign file and every lead file', load: async () => (await import('./cli/validate.js')).validateCommand },
+  explain: { summary: 'why a phone number is or is not being called right now', load: async () => (await import('./cli/explain.js')).explainCommand },
+  campaign: { summary: 'start | stop | pause | resume a campaign', load: async () => (await import('./cli/campaign.js')).campaignCommand },
+  leads: { summary: 'leads import FILE --campaign NAME: load a CSV into the store', load: async () => (await import('./cli/leads.js')).leadsCommand },
+  simulator: { summary: 'serve the Voice Assistant Calling Service simulator', load: async () => (await import('./cli/simulator.js')).simulatorCommand },
+  demo: { summary: 'run the simulator and the daemon on the bundled example, with live status', load: async () => (await import('./cli/demo.js')).demoCommand },
+};
+
+export const HELP = `campaignd: outbound call campaigns through the Voice Assistant Calling Service
+
+Usage: campaignd <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+Every command takes --help. --config defaults to $CAMPAIGND_CONFIG, then ./config/campaignd.yaml.
+`;
+
+/** argv (without node and script) → exit code. Never throws. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(HELP);
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${await version()}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`campaignd: unknown command "${name}". Run "campaignd --help" for the list.\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await (await command.load())(rest, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr.write(`campaignd ${name}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`campaignd ${name}: ${err.message}. Run "campaignd ${name} --help".\n`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`campaignd ${name}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return EXIT.problems;
+  }
+}
+
+/** The package version, read once from package.json. */
+export async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+

@@ -1,0 +1,148 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Row types of migrations/0001_initial.ts. Times are epoch milliseconds.
+
+export type CampaignState = 'running' | 'paused' | 'stopped' | 'completed';
+
+export type LeadState =
+  | 'pending'
+  | 'calling'
+  | 'retry-scheduled'
+  | 'completed'
+  | 'reached-max-retries'
+  | 'invalid'
+  | 'suppressed';
+
+export const ACTIVE_LEAD_STATES = ['pending', 'calling', 'retry-scheduled'] as const;
+export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed'] as const;
+/** Lead states the claim query looks at. */
+export const DUE_LEAD_STATES = ['pending', 'retry-scheduled'] as const;
+
+export type AttemptState = 'dialing' | 'placed' | 'unknown' | 'ended' | 'rejected' | 'throttled' | 'never-placed';
+/** Attempt states that hold a live-call slot (rule 2). */
+export const LIVE_ATTEMPT_STATES = ['dialing', 'placed', 'unknown'] as const;
+
+export type OutcomeClass =
+  | 'success'
+  | 'voicemail'
+  | 'busy'
+  | 'no-answer'
+  | 'failed'
+  | 'unknown'
+  | 'rejected'
+  | 'never-placed';
+
+export interface CampaignsTable {
+  id: Generated<number>;
+  name: string;
+  state: CampaignState;
+  assistant_id: number;
+  timezone: string | null;
+  max_calls_in_parallel: number;
+  remote_campaign_id: number | null;
+  config_json: string;
+  config_file: string | null;
+  problem: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export interface LeadsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  dedupe_key: string;
+  phone_number: string;
+  variables_json: Generated<string>;
+  timezone: string | null;
+  state: LeadState;
+  state_reason: string | null;
+  next_due_at: number | null;
+  contact_position: Generated<number>;
+  contact_attempts: Generated<number>;
+  remote_lead_id: number | null;
+  source_file: string | null;
+  source_line: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LeadContactsTable {
+  lead_id: number;
+  position: number;
+  phone_number: string;
+  remote_lead_id: number | null;
+}
+
+export interface AttemptsTable {
+  id: Generated<number>;
+  campaign_id: number;
+  lead_id: number;
+  contact_position: number;
+  phone_number: string;
+  assistant_id: number;
+  state: AttemptState;
+  counted: Generated<number>;
+  call_id: string | null;
+  call_status: string | null;
+  answered_by: string | null;
+  outcome: OutcomeClass | null;
+  detail: string | null;
+  created_at: number;
+  sent_at: number | null;
+  answered_at: number | null;
+  ended_at: number | null;
+  settle_deadline: number | null;
+  owner: string | null;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  at: number;
+  campaign_id: number | null;
+  lead_id: number | null;
+  attempt_id: number | null;
+  kind: string;
+  data_json: string | null;
+}
+
+export interface SuppressionsTable {
+  phone_number: string;
+  source: string;
+  added_at: number;
+}
+
+export type ApiStatus = 'ok' | 'token-rejected' | 'unreachable' | 'unknown';
+
+export interface DaemonsTable {
+  instance_id: string;
+  pid: number;
+  hostname: string;
+  version: string;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+  api_status: ApiStatus;
+  api_detail: string | null;
+  problems_json: string | null;
+}
+
+export interface Database {
+  campaigns: CampaignsTable;
+  leads: LeadsTable;
+  lead_contacts: LeadContactsTable;
+  attempts: AttemptsTable;
+  events: EventsTable;
+  suppressions: SuppressionsTable;
+  daemons: DaemonsTable;
+}
+
+export type CampaignRow = Selectable<CampaignsTable>;
+export type LeadRow = Selectable<LeadsTable>;
+export type NewLead = Insertable<LeadsTable>;
+export type LeadUpdate = Updateable<LeadsTable>;
+export type LeadContactRow = Selectable<LeadContactsTable>;
+export type AttemptRow = Selectable<AttemptsTable>;
+export type NewAttempt = Insertable<AttemptsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type DaemonRow = Selectable<DaemonsTable>;
