@@ -90,7 +90,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('phone_number', 'text', (c) => c.notNull())
     .addColumn('assistant_id', 'integer', (c) => c.notNull())
     // dialing (committed; make_call may be in flight) | placed (2xx) | unknown (may exist)
-    //   → ended | rejected | throttled (429, not counted) | never-placed (settled)
+    //   → ended | rejected | withdrawn (not sent: 429, window closed, token rejected; not counted)
+    //   | never-placed (unknown, settled as never placed; not counted)
     .addColumn('state', 'text', (c) => c.notNull())
     // 1 when the attempt uses up one of the contact's 1 + max_retries attempts
     .addColumn('counted', 'integer', (c) => c.notNull().defaultTo(1))
@@ -101,6 +102,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // success | voicemail | busy | no-answer | failed | unknown | rejected | never-placed
     .addColumn('outcome', 'text')
     .addColumn('detail', 'text')
+    // where the outcome came from: webhook | poll | answer | timeout | settle. A webhook
+    // carries no answered_by, so its success is provisional until a poll confirms it.
+    .addColumn('outcome_source', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     // when make_call was sent (equal to created_at unless throttled first)
     .addColumn('sent_at', 'bigint')

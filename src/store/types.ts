@@ -18,7 +18,7 @@ export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid',
 /** Lead states the claim query looks at. */
 export const DUE_LEAD_STATES = ['pending', 'retry-scheduled'] as const;
 
-export type AttemptState = 'dialing' | 'placed' | 'unknown' | 'ended' | 'rejected' | 'throttled' | 'never-placed';
+export type AttemptState = 'dialing' | 'placed' | 'unknown' | 'ended' | 'rejected' | 'withdrawn' | 'never-placed';
 /** Attempt states that hold a live-call slot (rule 2). */
 export const LIVE_ATTEMPT_STATES = ['dialing', 'placed', 'unknown'] as const;
 
@@ -31,6 +31,8 @@ export type OutcomeClass =
   | 'unknown'
   | 'rejected'
   | 'never-placed';
+
+export type OutcomeSource = 'webhook' | 'poll' | 'answer' | 'timeout' | 'settle';
 
 export interface CampaignsTable {
   id: Generated<number>;
@@ -88,6 +90,7 @@ export interface AttemptsTable {
   answered_by: string | null;
   outcome: OutcomeClass | null;
   detail: string | null;
+  outcome_source: OutcomeSource | null;
   created_at: number;
   sent_at: number | null;
   answered_at: number | null;
