@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import * as m0001 from './0001_initial.js';
+
+/** One schema step. Frozen once shipped: fix forward with a new migration. */
+export interface Migration {
+  up(db: Kysely<any>): Promise<void>;
+  down(db: Kysely<any>): Promise<void>;
+}
+
+// Listed statically (no directory scan) so that the bundle and the compiled build see
+// exactly the same set. Keys sort in the order they apply: zero-padded number first.
+export const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from './types.js';
+
+// The database factory: the ONLY file that knows the store is SQLite. Pragmas and
+// file handling live here so that a PostgreSQL factory can be added beside it without
+// touching the repositories or the engine.
+
+export interface OpenDatabaseOptions {
+  /** Open without write access (for `status` while the daemon writes). The file must exist. */
+  readonly?: boolean;
+  /** How long a statement waits for another connection's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+/** An open store: the kysely handle, its file, and how to close it. */
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  /** The file as opened (absolute unless ':memory:'). */
+  file: string;
+  close(): Promise<void>;
+}
+
+/** Thrown when a readonly open finds no database file. */
+export class DatabaseMissingError extends Error {
+  constructor(readonly file: string) {
+    super(`database ${file} does not exist yet: start "campaignd run" or "campaignd leads import" first`);
+    this.name = 'DatabaseMissingError';
+  }
+}
+
+/** Opens (creating when needed, mode 0600) a SQLite store with WAL and foreign keys. */
+export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
+  const memory = file === ':memory:';
+  const resolved = memory ? file : path.resolve(file);
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+
+  if (!memory) {
+    if (opts.readonly) {
+      if (!fs.existsSync(resolved)) throw new DatabaseMissingError(resolved);
+    } else {
+      createPrivateFile(resolved);
+    }
+  }
+
+  const sqlite = new SqliteDatabase(resolved, {
+    readonly: !!opts.readonly && !memory,
+    fileMustExist: !!opts.readonly && !memory,
+    timeout: busyTimeoutMs,
+  });
+  try {
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    sqlite.pragma('foreign_keys = ON');
+    // WAL lets `status` read while the daemon writes; NORMAL is durable across process
+    // crashes in WAL mode (only an OS crash may lose the last transactions).
+    if (!opts.readonly && !memory) sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let closed = false;
+  return {
+    db,
+    file: resolved,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // kysely's SqliteDriver closes the better-sqlite3 handle on destroy.
+      await db.destroy();
+    },
+  };
+}
+
+/** The journal mode actually in effect (for tests and `status`). */
+export function journalMode(handle: DatabaseHandle): Promise<string> {
+  return pragmaValue(handle, 'journal_mode');
+}
+
+/** The value of one read-only pragma, via kysely's raw connection. */
+async function pragmaValue(handle: DatabaseHandle, name: 'journal_mode' | 'synchronous' | 'foreign_keys' | 'busy_timeout'): Promise<string> {
+  const result = await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(handle.db);
+  const row = result.rows[0] ?? {};
+  return String(Object.values(row)[0]);
+}
+
+/** Values of the pragmas this factory sets, for tests and diagnostics. */
+export async function storeSettings(handle: DatabaseHandle): Promise<{ journalMode: string; synchronous: string; foreignKeys: string; busyTimeout: string }> {
+  return {
+    journalMode: await pragmaValue(handle, 'journal_mode'),
+    synchronous: await pragmaValue(handle, 'synchronous'),
+    foreignKeys: await pragmaValue(handle, 'foreign_keys'),
+    busyTimeout: await pragmaValue(handle, 'busy_timeout'),
+  };
+}
+
+/** Creates the folder and an empty file readable by its owner only; tightens a new file. */
+function createPrivateFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const existed = fs.existsSync(file);
+  const fd = fs.openSync(file, 'a', 0o600);
+  fs.closeSync(fd);
+  // The umask may have widened the mode of a file we just made; an existing file keeps
+  // whatever mode its operator chose.
+  if (!existed) fs.chmodSync(file, 0o600);
+}

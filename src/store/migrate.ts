@@ -1,0 +1,110 @@
+import type { Kysely } from 'kysely';
+import { migrations as knownMigrations, type Migration } from '../../migrations/index.js';
+import { systemClock, type Clock } from '../time/clock.js';
+
+// A small migrator of our own (rather than kysely's Migrator) so that the bookkeeping
+// table is plain `schema_migrations(version, applied_at)` and a newer schema is refused
+// with a message an operator can act on. Portable kysely only: no SQLite-only SQL.
+
+const TABLE = 'schema_migrations';
+
+/** The database was written by a newer campaignd; this one must not touch it. */
+export class NewerSchemaError extends Error {
+  constructor(
+    readonly databaseVersion: string,
+    readonly knownVersion: string,
+  ) {
+    super(
+      `database schema ${versionNumber(databaseVersion)} is newer than this campaignd (knows up to ${versionNumber(knownVersion)}): upgrade campaignd or use another database`,
+    );
+    this.name = 'NewerSchemaError';
+  }
+}
+
+/** Where a database stands relative to the migrations this code knows. */
+export interface SchemaStatus {
+  /** Versions recorded in the database, in order. */
+  applied: string[];
+  /** Newest applied version, or null for an empty database. */
+  current: string | null;
+  /** Newest version this code knows. */
+  latest: string;
+  /** Known versions not yet applied. */
+  pending: string[];
+  /** Applied versions this code does not know (a newer campaignd wrote them). */
+  unknown: string[];
+}
+
+/** Reads the schema state without changing anything (works on a readonly handle). */
+export async function schemaStatus(db: Kysely<any>, migrations: Record<string, Migration> = knownMigrations): Promise<SchemaStatus> {
+  const known = Object.keys(migrations).sort();
+  const applied = (await hasTable(db)) ? await appliedVersions(db) : [];
+  const appliedSet = new Set(applied);
+  return {
+    applied,
+    current: applied.at(-1) ?? null,
+    latest: known.at(-1) ?? '',
+    pending: known.filter((v) => !appliedSet.has(v)),
+    unknown: applied.filter((v) => !(v in migrations)),
+  };
+}
+
+/** Throws NewerSchemaError when the database holds a version this code does not know. */
+export function assertSchemaKnown(status: SchemaStatus): void {
+  const newest = [...status.unknown].sort().at(-1);
+  if (newest) throw new NewerSchemaError(newest, status.latest);
+}
+
+/** Applies every pending migration, each in its own transaction; refuses a newer schema. */
+export async function migrateToLatest(
+  db: Kysely<any>,
+  opts: { clock?: Pick<Clock, 'now'>; migrations?: Record<string, Migration> } = {},
+): Promise<{ applied: string[] }> {
+  const clock = opts.clock ?? systemClock;
+  const migrations = opts.migrations ?? knownMigrations;
+  await db.schema
+    .createTable(TABLE)
+    .ifNotExists()
+    .addColumn('version', 'text', (c) => c.primaryKey())
+    .addColumn('applied_at', 'bigint', (c) => c.notNull())
+    .execute();
+
+  const status = await schemaStatus(db, migrations);
+  assertSchemaKnown(status);
+
+  const applied: string[] = [];
+  for (const version of status.pending) {
+    const migration = migrations[version];
+    if (!migration) continue;
+    const ran = await db.transaction().execute(async (trx) => {
+      // Claiming the version is the transaction's first statement, so it takes the write
+      // lock at once: a second process migrating concurrently waits, then sees the row
+      // and skips the step instead of running it twice.
+      const claim = await trx
+        .insertInto(TABLE)
+        .values({ version, applied_at: clock.now() })
+        .onConflict((oc) => oc.column('version').doNothing())
+        .executeTakeFirst();
+      if (Number(claim.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      await migration.up(trx);
+      return true;
+    });
+    if (ran) applied.push(version);
+  }
+  return { applied };
+}
+
+async function hasTable(db: Kysely<any>): Promise<boolean> {
+  const tables = await db.introspection.getTables();
+  return tables.some((t) => t.name === TABLE);
+}
+
+async function appliedVersions(db: Kysely<any>): Promise<string[]> {
+  const rows = await db.selectFrom(TABLE).select('version').orderBy('version').execute();
+  return rows.map((r) => String(r.version));
+}
+
+/** '0003_add_x' → '0003'. */
+function versionNumber(version: string): string {
+  return version.split('_')[0] ?? version;
+}
