@@ -1,0 +1,85 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Every metric lives on a registry owned by one Metrics object, never prom-client's
+// global one: two daemons in one process (tests, the demo) must not share counters,
+// and registering the same name twice on the global registry throws.
+
+/** Webhook delivery results counted by `campaignd_webhook_deliveries_total`. */
+export type WebhookResult = 'accepted' | 'unmatched' | 'refused' | 'invalid';
+
+/** The daemon's Prometheus metrics; the engine, the service client and the HTTP surface update them. */
+export interface Metrics {
+  /** The registry `/metrics` serves. */
+  readonly registry: Registry;
+  /** make_call requests answered 2xx, by campaign. */
+  readonly callsPlaced: Counter<'campaign'>;
+  /** Final attempt outcomes, by campaign and outcome class (success, voicemail, busy…). */
+  readonly callOutcomes: Counter<'campaign' | 'class'>;
+  /** Attempts holding a live-call slot right now, by campaign. */
+  readonly liveCalls: Gauge<'campaign'>;
+  /** Requests to the service, by endpoint and HTTP status (or "error" for network failures). */
+  readonly apiRequests: Counter<'endpoint' | 'status'>;
+  /** 429 answers from the service. */
+  readonly apiRateLimited: Counter;
+  /** Seconds spent waiting for the shared rate budget. */
+  readonly rateBudgetWait: Counter;
+  /** Post-call webhook deliveries by result. */
+  readonly webhookDeliveries: Counter<'result'>;
+  /** Attempts whose make_call ended in a timeout, 5xx or broken connection (rule 6). */
+  readonly attemptsUnknown: Counter;
+}
+
+/** Creates the metrics on a fresh registry, with Node's default process metrics. */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'campaignd_' });
+  const registers = [registry];
+  return {
+    registry,
+    callsPlaced: new Counter({
+      name: 'campaignd_calls_placed_total',
+      help: 'Calls placed (make_call answered 2xx), by campaign.',
+      labelNames: ['campaign'],
+      registers,
+    }),
+    callOutcomes: new Counter({
+      name: 'campaignd_call_outcomes_total',
+      help: 'Final attempt outcomes, by campaign and outcome class.',
+      labelNames: ['campaign', 'class'],
+      registers,
+    }),
+    liveCalls: new Gauge({
+      name: 'campaignd_live_calls',
+      help: 'Attempts holding a live-call slot, by campaign.',
+      labelNames: ['campaign'],
+      registers,
+    }),
+    apiRequests: new Counter({
+      name: 'campaignd_api_requests_total',
+      help: 'Requests to the Voice Assistant Calling Service, by endpoint and HTTP status.',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    }),
+    apiRateLimited: new Counter({
+      name: 'campaignd_api_rate_limited_total',
+      help: 'Answers 429 (too many requests) from the service.',
+      registers,
+    }),
+    rateBudgetWait: new Counter({
+      name: 'campaignd_rate_budget_wait_seconds_total',
+      help: 'Seconds spent waiting for the shared request budget.',
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'campaignd_webhook_deliveries_total',
+      help: 'Post-call webhook deliveries: accepted, unmatched (no such call), refused (secret), invalid (body).',
+      labelNames: ['result'],
+      registers,
+    }),
+    attemptsUnknown: new Counter({
+      name: 'campaignd_attempts_unknown_total',
+      help: 'Attempts whose make_call outcome is unknown (timeout, 5xx, broken connection, crash).',
+      registers,
+    }),
+  };
+}
