@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import { IANAZone } from 'luxon';
+import { readCsvRecords } from './csv.js';
+import { normalisePhone } from './phone.js';
+
+// Lead CSV (product.md 2.3): `phone_number` required; `timezone`, `country` and
+// `secondary_phone_number_N` have meanings; every other column is a variable.
+//
+// Decisions:
+// - Header names are matched after trimming and lower-casing; variables keep the
+//   header's spelling (trimmed). `country` is also passed on as a variable.
+// - A bad primary number or a bad `timezone` makes the row invalid (with its reason).
+// - A bad secondary number does not: it is dropped and named in `warnings`, because the
+//   primary contact is still worth calling. A secondary equal to the primary or to an
+//   earlier secondary is dropped the same way.
+// - Extra fields beyond the header are ignored; missing trailing fields are empty.
+
+/** A valid lead row, normalised. */
+export interface ParsedLead {
+  /** E.164. */
+  phoneNumber: string;
+  /** E.164, in column order secondary_phone_number_1, _2, … */
+  secondary: string[];
+  timezone?: string;
+  variables: Record<string, string>;
+}
+
+export type ReadLeadResult =
+  | { ok: true; line: number; lead: ParsedLead; warnings?: string[] }
+  | { ok: false; line: number; phoneText: string; reason: string; variables: Record<string, string> };
+
+/** The lead file cannot be read as a lead file at all (missing, no header, no phone column). */
+export class LeadFileError extends Error {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
+    super(`${file}: ${detail}`);
+    this.name = 'LeadFileError';
+  }
+}
+
+interface Columns {
+  phone: number;
+  timezone: number;
+  country: number;
+  /** Indexes of secondary_phone_number_N columns, ordered by N. */
+  secondary: { index: number; name: string }[];
+  /** Variable name and column index. */
+  variables: { index: number; name: string }[];
+}
+
+/** Streams a lead CSV as validated rows; throws LeadFileError when the file itself is unusable. */
+export async function* readLeadCsv(file: string, opts: { defaultCountry?: string; allowDuplicates?: boolean } = {}): AsyncGenerator<ReadLeadResult> {
+  try {
+    await fs.promises.access(file, fs.constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new LeadFileError(file, code === 'ENOENT' ? 'no such lead file' : `cannot read the lead file (${code ?? String(err)})`);
+  }
+  let columns: Columns | undefined;
+  for await (const record of readCsvRecords(file)) {
+    if (!columns) {
+      columns = headerColumns(file, record.fields);
+      continue;
+    }
+    yield readRow(columns, record.line, record.fields, record.unterminated === true, opts.defaultCountry);
+  }
+  if (!columns) throw new LeadFileError(file, 'the file is empty: a header row with a "phone_number" column is required');
+}
+
+function headerColumns(file: string, header: string[]): Columns {
+  const names = header.map((h) => h.trim());
+  const lower = names.map((h) => h.toLowerCase());
+  const phone = lower.indexOf('phone_number');
+  if (phone < 0) {
+    const found = names.filter((n) => n !== '').slice(0, 8).join(', ');
+    throw new LeadFileError(file, `no "phone_number" column in the header row (found: ${found || 'nothing'})`);
+  }
+  const secondary: { index: number; name: string; n: number }[] = [];
+  const variables: { index: number; name: string }[] = [];
+  lower.forEach((name, index) => {
+    const m = /^secondary_phone_number_(\d+)$/.exec(name);
+    if (m) secondary.push({ index, name: names[index] ?? name, n: Number(m[1]) });
+    else if (name !== 'phone_number' && name !== 'timezone' && name !== '') variables.push({ index, name: names[index] ?? name });
+  });
+  secondary.sort((a, b) => a.n - b.n);
+  return {
+    phone,
+    timezone: lower.indexOf('timezone'),
+    country: lower.indexOf('country'),
+    secondary: secondary.map(({ index, name }) => ({ index, name })),
+    variables,
+  };
+}
+
+function readRow(columns: Columns, line: number, fields: string[], unterminated: boolean, defaultCountry: string | undefined): ReadLeadResult {
+  const variables: Record<string, string> = {};
+  for (const v of columns.variables) variables[v.name] = fields[v.index] ?? '';
+  const phoneText = (fields[columns.phone] ?? '').trim();
+  const invalid = (reason: string): ReadLeadResult => ({ ok: false, line, phoneText, reason, variables });
+
+  if (unterminated) return invalid('unterminated quoted field (a " without its closing ")');
+  const countryText = columns.country >= 0 ? (fields[columns.country] ?? '').trim() : '';
+  const country = countryText || defaultCountry;
+  const primary = normalisePhone(phoneText, country);
+  if (!primary.ok) return invalid(primary.reason);
+
+  let timezone: string | undefined;
+  if (columns.timezone >= 0) {
+    const tz = (fields[columns.timezone] ?? '').trim();
+    if (tz !== '') {
+      if (!IANAZone.isValidZone(tz)) return invalid(`unknown timezone "${tz}"`);
+      timezone = tz;
+    }
+  }
+
+  const secondary: string[] = [];
+  let warnings: string[] | undefined;
+  for (const col of columns.secondary) {
+    const text = (fields[col.index] ?? '').trim();
+    if (text === '') continue;
+    const result = normalisePhone(text, country);
+    let problem: string | undefined;
+    if (!result.ok) problem = result.reason;
+    else if (result.e164 === primary.e164 || secondary.includes(result.e164)) problem = 'same number as an earlier contact';
+    else secondary.push(result.e164);
+    if (problem) (warnings ??= []).push(`${col.name} skipped: ${problem}`);
+  }
+
+  const lead: ParsedLead = { phoneNumber: primary.e164, secondary, variables };
+  if (timezone) lead.timezone = timezone;
+  return warnings ? { ok: true, line, lead, warnings } : { ok: true, line, lead };
+}
