@@ -1,0 +1,134 @@
+// The campaign file as written (product.md 2.2). This table is the single source of the
+// checker, the defaults and config/campaign.schema.json; REFERENCE.md documents the same.
+//
+// Defaults, where product.md is silent, follow the service's own campaign-creation defaults
+// (service-facts.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling
+// window (allowed_days, allowed_hours_*) has no default on purpose: calling people is
+// regulated, and campaignd never guesses when it may call them.
+import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
+import type { Field, Spec } from './spec.js';
+
+/** Characters allowed in a campaign name: it is typed in commands. */
+export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+const DAY_ALIASES: Record<string, string> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' };
+
+const time: Spec = { kind: 'time' };
+
+/** Every field of a campaign file. */
+export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
+  name: {
+    spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-" (the name is typed in commands)' },
+    description: 'Unique campaign name, used in commands. Default: the file name without extension.',
+    example: 'spring-renewals',
+  },
+  assistant_id: {
+    spec: { kind: 'integer', min: 1 },
+    required: true,
+    description: 'Id of the outbound assistant that makes the calls.',
+    example: 12,
+  },
+  timezone: {
+    spec: { kind: 'zone' },
+    description: "IANA zone of the calling window. Default: the assistant's timezone from the service.",
+    example: 'Europe/Berlin',
+  },
+  allowed_days: {
+    spec: { kind: 'list', item: { kind: 'enum', values: WEEKDAY_NAMES, aliases: DAY_ALIASES }, minItems: 1 },
+    required: true,
+    description: 'Days on which calls may be placed (monday … sunday; mon … sun also accepted).',
+    example: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+  },
+  allowed_hours_start_time: {
+    spec: time,
+    required: true,
+    description: 'Start of the daily window, local time "HH:MM" or "HH:MM:SS". Equal start and end: the whole day.',
+    example: '09:00:00',
+  },
+  allowed_hours_end_time: {
+    spec: time,
+    required: true,
+    description: 'End of the daily window (exclusive). Earlier than the start: the window runs past midnight.',
+    example: '18:00:00',
+  },
+  max_calls_in_parallel: {
+    spec: { kind: 'integer', min: 1, max: 1000 },
+    default: 3,
+    description: 'Most live calls of this campaign at any time.',
+    example: 5,
+  },
+  max_retries: {
+    spec: { kind: 'integer', min: 0, max: 20 },
+    default: 3,
+    description: 'Retries after the first attempt, per contact.',
+    example: 2,
+  },
+  retry_interval: {
+    spec: { kind: 'integer', min: 0, max: 31_536_000 },
+    default: 60,
+    description: 'Seconds from the end of an attempt to the next one.',
+    example: 3600,
+  },
+  mark_complete_when_no_leads: {
+    spec: { kind: 'boolean' },
+    default: true,
+    description: 'Mark the campaign completed once every lead is final.',
+    example: true,
+  },
+  retry_on: {
+    spec: { kind: 'list', item: { kind: 'enum', values: RETRYABLE_CLASSES } },
+    default: [...RETRYABLE_CLASSES],
+    description: 'Outcome classes that are retried; others are final. An empty list retries nothing.',
+    example: ['busy', 'no-answer'],
+  },
+  blackout_dates: {
+    spec: { kind: 'list', item: { kind: 'date' } },
+    default: [],
+    description: 'Whole local days (YYYY-MM-DD) without calls.',
+    example: ['2026-12-24', '2026-12-25'],
+  },
+  lead_local_hours: {
+    spec: {
+      kind: 'object',
+      fields: {
+        start: { spec: time, required: true, description: "Earliest local time at the called person's location.", example: '08:00:00' },
+        end: { spec: time, required: true, description: "End of the called person's local hours (exclusive).", example: '21:00:00' },
+      },
+    },
+    description: "The called person's local hours too (uses the lead's timezone column).",
+    example: { start: '08:00:00', end: '21:00:00' },
+  },
+  status: {
+    spec: { kind: 'enum', values: ['running', 'paused'] },
+    default: 'running',
+    description: 'Initial state when the campaign is first seen: running or paused.',
+    example: 'running',
+  },
+  leads: {
+    spec: {
+      kind: 'object',
+      exactlyOneOf: ['file', 'remote_campaign_id'],
+      fields: {
+        file: { spec: { kind: 'path' }, description: "Lead CSV, relative to the campaign file's folder.", example: 'leads/spring.csv' },
+        remote_campaign_id: { spec: { kind: 'integer', min: 1 }, description: "Read this service campaign's leads instead.", example: 17 },
+      },
+    },
+    required: true,
+    description: 'Where the leads come from: exactly one of file or remote_campaign_id.',
+    example: { file: 'leads/spring.csv' },
+  },
+  default_country: {
+    spec: { kind: 'country' },
+    description: 'ISO 3166 two-letter country for lead numbers written in national format.',
+    example: 'US',
+  },
+  allow_duplicates: {
+    spec: { kind: 'boolean' },
+    default: false,
+    description: 'Keep the same phone number twice as two leads.',
+    example: false,
+  },
+};
+
+/** The campaign file's root. `$schema` is allowed so that JSON files can name the schema. */
+export const CAMPAIGN_SPEC: Extract<Spec, { kind: 'object' }> = { kind: 'object', fields: CAMPAIGN_FIELDS, extraKeys: ['$schema'] };

@@ -1,0 +1,112 @@
+// One campaign file: as written → checked against CAMPAIGN_SPEC → normalised CampaignConfig.
+// Pure (no file system) so that tests and the SIGHUP reload can call it on text.
+import path from 'node:path';
+import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC } from './campaign-spec.js';
+import { ProblemSink } from './problems.js';
+import { parseSource, type ParsedSource } from './source.js';
+import { checkValue } from './spec.js';
+import { WEEKDAY_NAMES, type CampaignConfig, type ConfigProblem, type RetryableClass, type Weekday, type WeekdayName } from './types.js';
+
+/** Campaign name a file gets when it sets none: its base name without extension. */
+export function defaultCampaignName(file: string): string {
+  return path.basename(file).replace(/\.(ya?ml|json)$/i, '');
+}
+
+/** Parse and check one campaign file's text; `campaign` is set only when there is no error. */
+export function parseCampaignFile(file: string, text: string): { campaign?: CampaignConfig; problems: ConfigProblem[] } {
+  const { campaign, problems } = parseCampaignSource(file, text);
+  return campaign ? { campaign, problems } : { problems };
+}
+
+export interface CampaignParseResult {
+  campaign?: CampaignConfig;
+  problems: ConfigProblem[];
+  /** The campaign's name as far as it is known (written, else from the file name). */
+  name: string;
+  /** Absolute path of the campaign file. */
+  file: string;
+  locate: ParsedSource['locate'];
+}
+
+/** parseCampaignFile plus what the loader needs for cross-file checks. */
+export function parseCampaignSource(file: string, text: string): CampaignParseResult {
+  const absolute = path.resolve(file);
+  const source = parseSource(absolute, text);
+  const sink = new ProblemSink(absolute, source);
+  const fallbackName = defaultCampaignName(absolute);
+  const done = (campaign?: CampaignConfig): CampaignParseResult => {
+    const result: CampaignParseResult = { problems: sink.problems, name: campaign?.name ?? writtenName(source.value) ?? fallbackName, file: absolute, locate: source.locate };
+    if (campaign) result.campaign = campaign;
+    return result;
+  };
+  if (source.syntaxErrors.length > 0) {
+    for (const e of source.syntaxErrors) {
+      sink.problems.push({ file: absolute, line: e.line, column: e.column, message: e.message, hint: 'fix the syntax; other checks run once the file parses', severity: 'error' });
+    }
+    return done();
+  }
+  if (source.value === undefined || source.value === null) {
+    sink.error([], 'the file is empty', { hint: 'write the campaign fields, see config/campaigns/demo.yaml' });
+    return done();
+  }
+  const written = checkValue(CAMPAIGN_SPEC, source.value, [], sink) as Record<string, unknown> | undefined;
+  if (!written) return done();
+
+  const name = (written.name as string | undefined) ?? defaultCampaignName(absolute);
+  if (written.name === undefined && !CAMPAIGN_NAME_PATTERN.test(name)) {
+    sink.error([], `the file name gives the campaign name ${JSON.stringify(name)}, which has characters not allowed in names`, {
+      hint: 'rename the file or set name: using letters, digits, ".", "_" or "-"',
+    });
+  }
+  crossFieldRules(written, sink);
+  if (sink.hasErrors) return done();
+
+  const leads = written.leads as { file?: string; remote_campaign_id?: number };
+  const days = [...new Set((written.allowed_days as WeekdayName[]).map((d) => (WEEKDAY_NAMES.indexOf(d) + 1) as Weekday))].sort((a, b) => a - b);
+  const local = written.lead_local_hours as { start: number; end: number } | undefined;
+  const campaign: CampaignConfig = {
+    name,
+    file: absolute,
+    assistantId: written.assistant_id as number,
+    allowedDays: days,
+    allowedHoursStart: written.allowed_hours_start_time as number,
+    allowedHoursEnd: written.allowed_hours_end_time as number,
+    maxCallsInParallel: written.max_calls_in_parallel as number,
+    maxRetries: written.max_retries as number,
+    retryIntervalSeconds: written.retry_interval as number,
+    markCompleteWhenNoLeads: written.mark_complete_when_no_leads as boolean,
+    retryOn: [...new Set(written.retry_on as RetryableClass[])],
+    blackoutDates: [...new Set(written.blackout_dates as string[])].sort(),
+    initialStatus: written.status as 'running' | 'paused',
+    leads: leads.file !== undefined ? { file: path.resolve(path.dirname(absolute), leads.file) } : { remoteCampaignId: leads.remote_campaign_id as number },
+    allowDuplicates: written.allow_duplicates as boolean,
+  };
+  if (written.timezone !== undefined) campaign.timezone = written.timezone as string;
+  if (local) campaign.leadLocalHours = { start: local.start, end: local.end };
+  if (written.default_country !== undefined) campaign.defaultCountry = written.default_country as string;
+  return done(campaign);
+}
+
+function writtenName(value: unknown): string | undefined {
+  const name = (value as { name?: unknown } | null | undefined)?.name;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
+}
+
+// Rules that involve more than one field, or that are legal but almost certainly a mistake.
+function crossFieldRules(written: Record<string, unknown>, sink: ProblemSink): void {
+  const days = written.allowed_days as string[] | undefined;
+  if (days && new Set(days).size !== days.length) {
+    sink.warning(['allowed_days'], 'lists a day more than once', { hint: 'list each day once' });
+  }
+  const local = written.lead_local_hours as { start?: number; end?: number } | undefined;
+  if (local?.start !== undefined && local.start === local.end) {
+    sink.warning(['lead_local_hours'], 'start equals end, which allows the whole day and so restricts nothing', {
+      at: 'key',
+      hint: 'set the hours people may be called, e.g. start "08:00:00", end "21:00:00"',
+    });
+  }
+  const retryOn = written.retry_on as string[] | undefined;
+  if (written.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {
+    sink.warning(['retry_on'], 'is empty, so max_retries has no effect', { hint: 'list the outcomes to retry, or set max_retries: 0' });
+  }
+}

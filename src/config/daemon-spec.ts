@@ -1,0 +1,61 @@
+// The daemon file as written (product.md 2.1): the single source of its checker and defaults.
+import type { Field, Spec } from './spec.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** Every field of campaignd.yaml. */
+export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
+  api: {
+    spec: {
+      kind: 'object',
+      fields: {
+        base_url: { spec: { kind: 'url' }, description: "The service's base URL; env CAMPAIGND_API_BASE_URL overrides.", example: 'https://service.example' },
+        token_file: { spec: { kind: 'path' }, description: 'File holding the API token; else env CAMPAIGND_API_TOKEN.', example: '/run/credentials/campaignd/token' },
+        token: {
+          spec: {
+            kind: 'forbidden',
+            message: 'the API token must not be written in the config file',
+            hint: 'remove api.token; put the token in a file named by api.token_file, or in the environment variable CAMPAIGND_API_TOKEN',
+          },
+          description: 'Not allowed: use token_file or CAMPAIGND_API_TOKEN.',
+        },
+        rate_limit: {
+          spec: {
+            kind: 'object',
+            fields: {
+              requests_per_minute: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 100, description: 'Sustained request rate to the service.', example: 100 },
+              burst: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 20, description: 'Requests that may go at once.', example: 20 },
+            },
+          },
+          default: {},
+          description: 'One budget for every request to the service.',
+        },
+        server_timezone: { spec: { kind: 'zone' }, default: 'UTC', description: 'Zone of the service\'s "YYYY-MM-DD HH:MM:SS" timestamps.', example: 'UTC' },
+      },
+    },
+    default: {},
+    description: 'How to reach the Voice Assistant Calling Service.',
+  },
+  database: { spec: { kind: 'path' }, default: './data/campaignd.db', description: 'SQLite file (created 0600) or ":memory:"; env CAMPAIGND_DATABASE overrides.', example: './data/campaignd.db' },
+  campaigns_dir: { spec: { kind: 'path' }, default: './campaigns', description: 'Folder of campaign files (*.yaml, *.yml, *.json).', example: './campaigns' },
+  http: {
+    spec: { kind: 'object', fields: { listen: { spec: { kind: 'listen' }, default: '127.0.0.1:9464', description: 'Address of /healthz, /readyz, /metrics and webhooks.', example: '127.0.0.1:9464' } } },
+    default: {},
+    description: "The daemon's own HTTP endpoint.",
+  },
+  webhook: {
+    spec: { kind: 'object', fields: { secret_env: { spec: { kind: 'env-name' }, default: 'CAMPAIGND_WEBHOOK_SECRET', description: 'Environment variable holding the post-call webhook secret.', example: 'CAMPAIGND_WEBHOOK_SECRET' } } },
+    default: {},
+    description: 'Post-call webhooks.',
+  },
+  max_calls_in_parallel: { spec: { kind: 'integer', min: 1, max: 100_000 }, description: 'Optional account-wide cap on live calls over all campaigns.', example: 50 },
+  suppression_file: { spec: { kind: 'path' }, description: 'Optional do-not-call list, one E.164 number a line.', example: './dnc.txt' },
+  unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
+  log: {
+    spec: { kind: 'object', fields: { level: { spec: { kind: 'enum', values: LOG_LEVELS }, default: 'info', description: 'Log level; env CAMPAIGND_LOG_LEVEL overrides.', example: 'info' } } },
+    default: {},
+    description: 'Logging.',
+  },
+};
+
+export const DAEMON_SPEC: Extract<Spec, { kind: 'object' }> = { kind: 'object', fields: DAEMON_FIELDS };

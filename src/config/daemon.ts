@@ -1,0 +1,97 @@
+// The daemon file: as written → checked against DAEMON_SPEC → environment overrides →
+// normalised DaemonConfig with absolute paths. Pure apart from `path.resolve`.
+import path from 'node:path';
+import { DAEMON_SPEC, LOG_LEVELS } from './daemon-spec.js';
+import { ProblemSink } from './problems.js';
+import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js';
+import { checkUrl, checkValue, describe } from './spec.js';
+import type { ConfigProblem, DaemonConfig } from './types.js';
+
+export interface DaemonParseResult {
+  /** Undefined only when the text does not parse at all. */
+  daemon?: DaemonConfig;
+  problems: ConfigProblem[];
+  syntaxErrors: SyntaxProblem[];
+  /** Position of a field in the daemon file, for checks made later (files that must exist). */
+  locate: ParsedSource['locate'];
+}
+
+/** Parse and check the daemon file's text; env overrides apply; relative env paths resolve against `cwd`. */
+export function parseDaemonFile(file: string, text: string, env: Record<string, string | undefined>, cwd: string): DaemonParseResult {
+  const absolute = path.resolve(cwd, file);
+  const source = parseSource(absolute, text);
+  const sink = new ProblemSink(absolute, source);
+  if (source.syntaxErrors.length > 0) return { problems: [], syntaxErrors: source.syntaxErrors, locate: source.locate };
+  const value = source.value ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { problems: [], syntaxErrors: [{ line: 1, column: 1, message: 'the daemon file must be a mapping of fields (api:, database:, …)' }], locate: source.locate };
+  }
+  const written = (checkValue(DAEMON_SPEC, value, [], sink) ?? {}) as Written;
+  const dir = path.dirname(absolute);
+  const resolve = (p: string): string => (p === ':memory:' ? p : path.resolve(dir, p));
+
+  let baseUrl = written.api?.base_url;
+  const envSink = (name: string): ProblemSink => new ProblemSink(`$${name}`);
+  const envUrl = nonEmpty(env.CAMPAIGND_API_BASE_URL);
+  if (envUrl !== undefined) {
+    const s = envSink('CAMPAIGND_API_BASE_URL');
+    baseUrl = checkUrl(envUrl, ['api', 'base_url'], s) ?? baseUrl;
+    sink.problems.push(...s.problems);
+  } else if (baseUrl === undefined && (value as { api?: { base_url?: unknown } }).api?.base_url === undefined) {
+    sink.error(['api', 'base_url'], 'missing required field "base_url"', { at: 'key', hint: 'add api.base_url (e.g. https://service.example) or set CAMPAIGND_API_BASE_URL' });
+  }
+
+  let database = written.database ?? './data/campaignd.db';
+  const envDatabase = nonEmpty(env.CAMPAIGND_DATABASE);
+  database = envDatabase !== undefined ? (envDatabase === ':memory:' ? envDatabase : path.resolve(cwd, envDatabase)) : resolve(database);
+
+  let level = written.log?.level ?? 'info';
+  const envLevel = nonEmpty(env.CAMPAIGND_LOG_LEVEL);
+  if (envLevel !== undefined) {
+    if ((LOG_LEVELS as readonly string[]).includes(envLevel.toLowerCase())) level = envLevel.toLowerCase();
+    else sink.problems.push({ file: '$CAMPAIGND_LOG_LEVEL', message: `${describe(envLevel)} is not a log level`, hint: `use one of ${LOG_LEVELS.join(', ')}`, severity: 'error' });
+  }
+
+  const listen = written.http?.listen ?? { host: '127.0.0.1', port: 9464 };
+  const daemon: DaemonConfig = {
+    file: absolute,
+    api: {
+      baseUrl: baseUrl ?? '',
+      rateLimit: { requestsPerMinute: written.api?.rate_limit?.requests_per_minute ?? 100, burst: written.api?.rate_limit?.burst ?? 20 },
+      serverTimezone: written.api?.server_timezone ?? 'UTC',
+    },
+    database,
+    campaignsDir: resolve(written.campaigns_dir ?? './campaigns'),
+    http: { host: listen.host, port: listen.port },
+    webhook: { secretEnv: written.webhook?.secret_env ?? 'CAMPAIGND_WEBHOOK_SECRET' },
+    unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
+    log: { level },
+  };
+  if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
+  if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
+  if (written.suppression_file !== undefined) daemon.suppressionFile = resolve(written.suppression_file);
+  return { daemon, problems: sink.problems, syntaxErrors: [], locate: source.locate };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+// What checkValue(DAEMON_SPEC) returns: only fields that passed their checks.
+interface Written {
+  api?: {
+    base_url?: string;
+    token_file?: string;
+    rate_limit?: { requests_per_minute?: number; burst?: number };
+    server_timezone?: string;
+  };
+  database?: string;
+  campaigns_dir?: string;
+  http?: { listen?: { host: string; port: number } };
+  webhook?: { secret_env?: string };
+  max_calls_in_parallel?: number;
+  suppression_file?: string;
+  unknown_attempt_settle_seconds?: number;
+  log?: { level?: string };
+}

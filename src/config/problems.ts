@@ -1,0 +1,51 @@
+// Collects every problem of one file with its position, so rules never stop at the first one.
+import type { ConfigProblem } from './types.js';
+import { formatPath, type FieldPath, type ParsedSource } from './source.js';
+
+export interface ProblemOptions {
+  hint?: string;
+  /** Point at the key instead of the value (unknown keys, missing children). */
+  at?: 'key' | 'value';
+}
+
+/** A problem collector bound to one file and its parsed source. */
+export class ProblemSink {
+  readonly problems: ConfigProblem[] = [];
+
+  constructor(
+    readonly file: string,
+    private readonly source?: Pick<ParsedSource, 'locate'>,
+  ) {}
+
+  /** Record an error at `path` (an empty path means the whole file). */
+  error(path: FieldPath, message: string, options: ProblemOptions = {}): void {
+    this.add('error', path, message, options);
+  }
+
+  /** Record a warning at `path`: reported, but it stops nothing. */
+  warning(path: FieldPath, message: string, options: ProblemOptions = {}): void {
+    this.add('warning', path, message, options);
+  }
+
+  /** Whether any error was recorded. */
+  get hasErrors(): boolean {
+    return this.problems.some((p) => p.severity === 'error');
+  }
+
+  private add(severity: ConfigProblem['severity'], path: FieldPath, message: string, options: ProblemOptions): void {
+    const position = path.length > 0 ? this.source?.locate(path, options.at ?? 'value') : undefined;
+    const problem: ConfigProblem = { file: this.file, message, severity };
+    if (position) {
+      problem.line = position.line;
+      problem.column = position.column;
+    }
+    if (path.length > 0) problem.field = formatPath(path);
+    if (options.hint) problem.hint = options.hint;
+    this.problems.push(problem);
+  }
+}
+
+/** Whether a list of problems holds at least one error. */
+export function hasErrors(problems: readonly ConfigProblem[]): boolean {
+  return problems.some((p) => p.severity === 'error');
+}

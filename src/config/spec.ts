@@ -1,0 +1,304 @@
+// A small declarative description of config fields. One table per file kind drives three
+// things that must never disagree: the checker (with positions and hints), the defaults, and
+// the JSON Schema that editors use for completion (see json-schema.ts).
+import { IANAZone } from 'luxon';
+import { isSupportedCountry } from 'libphonenumber-js';
+import { didYouMean } from './suggest.js';
+import type { FieldPath } from './source.js';
+import type { ProblemSink } from './problems.js';
+
+export type Spec =
+  | { kind: 'integer'; min?: number; max?: number }
+  | { kind: 'boolean' }
+  | { kind: 'string'; pattern?: RegExp; patternHint?: string }
+  | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>> }
+  | { kind: 'time' }
+  | { kind: 'zone' }
+  | { kind: 'date' }
+  | { kind: 'country' }
+  | { kind: 'url' }
+  | { kind: 'path' }
+  | { kind: 'listen' }
+  | { kind: 'env-name' }
+  | { kind: 'list'; item: Spec; minItems?: number }
+  | { kind: 'object'; fields: Readonly<Record<string, Field>>; exactlyOneOf?: readonly string[]; extraKeys?: readonly string[] }
+  /** A key that must never be written (e.g. a token in YAML); its value is never echoed. */
+  | { kind: 'forbidden'; message: string; hint: string };
+
+export interface Field {
+  spec: Spec;
+  description: string;
+  required?: boolean;
+  /** Filled in when the field is absent (before paths are resolved). */
+  default?: unknown;
+  example?: unknown;
+}
+
+export const TIME_PATTERN = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
+export const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** "HH:MM" or "HH:MM:SS" → seconds after midnight, or undefined when it is not a time. */
+export function parseTimeOfDay(text: string): number | undefined {
+  const m = TIME_PATTERN.exec(text.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
+}
+
+/** Whether `text` is a real calendar date written YYYY-MM-DD. */
+export function isRealDate(text: string): boolean {
+  const m = DATE_PATTERN.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+let zoneNames: readonly string[] | undefined;
+function knownZones(): readonly string[] {
+  zoneNames ??= Intl.supportedValuesOf('timeZone');
+  return zoneNames;
+}
+
+/** A short, safe description of a written value for messages. */
+export function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') {
+    const text = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return JSON.stringify(text);
+  }
+  return String(value);
+}
+
+function suggestion(input: string, candidates: readonly string[]): string {
+  const guess = didYouMean(input, candidates);
+  return guess ? ` (did you mean "${guess}"?)` : '';
+}
+
+/** Check `value` against `spec`, report every problem to `sink`, and return the normalised value (undefined when invalid). */
+export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
+  switch (spec.kind) {
+    case 'integer': {
+      const range = rangeText(spec.min, spec.max);
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        const quoted = typeof value === 'string' && /^-?\d+$/.test(value.trim());
+        sink.error(path, `must be a whole number, not ${describe(value)}`, { hint: quoted ? 'remove the quotes' : `use a whole number ${range}` });
+        return undefined;
+      }
+      if (!Number.isInteger(value)) {
+        sink.error(path, `${value} is not a whole number`, { hint: `use a whole number ${range}` });
+        return undefined;
+      }
+      if ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max)) {
+        sink.error(path, `${value} is out of range`, { hint: `use a whole number ${range}` });
+        return undefined;
+      }
+      return value;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') {
+        sink.error(path, `must be true or false, not ${describe(value)}`, { hint: 'write true or false, without quotes' });
+        return undefined;
+      }
+      return value;
+    case 'forbidden':
+      sink.error(path, spec.message, { hint: spec.hint, at: 'key' });
+      return undefined;
+    case 'list':
+      return checkList(spec, value, path, sink);
+    case 'object':
+      return checkObject(spec, value, path, sink);
+    default:
+      return checkText(spec, value, path, sink);
+  }
+}
+
+function rangeText(min?: number, max?: number): string {
+  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
+  if (min !== undefined) return `of at least ${min}`;
+  if (max !== undefined) return `of at most ${max}`;
+  return '';
+}
+
+type TextSpec = Exclude<Spec, { kind: 'integer' | 'boolean' | 'forbidden' | 'list' | 'object' }>;
+
+function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
+  if (typeof value !== 'string' || value.trim() === '') {
+    const hint = spec.kind === 'time' ? 'write a quoted 24-hour time such as "09:00:00"' : spec.kind === 'date' ? 'write YYYY-MM-DD, e.g. 2026-12-24' : undefined;
+    sink.error(path, `must be ${textKindName(spec)}, not ${describe(value)}`, hint ? { hint } : {});
+    return undefined;
+  }
+  const text = value.trim();
+  switch (spec.kind) {
+    case 'string':
+      if (spec.pattern && !spec.pattern.test(text)) {
+        sink.error(path, `${describe(text)} is not allowed here`, spec.patternHint ? { hint: spec.patternHint } : {});
+        return undefined;
+      }
+      return text;
+    case 'enum': {
+      const lower = text.toLowerCase();
+      const found = spec.values.find((v) => v === lower) ?? spec.aliases?.[lower];
+      if (found) return found;
+      sink.error(path, `${describe(text)} is not one of the allowed values${suggestion(lower, spec.values)}`, { hint: `use one of ${spec.values.join(', ')}` });
+      return undefined;
+    }
+    case 'time': {
+      const seconds = parseTimeOfDay(text);
+      if (seconds === undefined) {
+        sink.error(path, `${describe(text)} is not a time of day`, { hint: 'write "HH:MM" or "HH:MM:SS" in 24-hour form, from "00:00" to "23:59:59"' });
+      }
+      return seconds;
+    }
+    case 'zone':
+      if (!IANAZone.isValidZone(text)) {
+        sink.error(path, `${describe(text)} is not an IANA time zone${suggestion(text, knownZones())}`, { hint: 'use a name such as Europe/Berlin, America/New_York or UTC' });
+        return undefined;
+      }
+      return text;
+    case 'date':
+      if (!isRealDate(text)) {
+        sink.error(path, `${describe(text)} is not a real date`, { hint: 'write YYYY-MM-DD, e.g. 2026-12-24' });
+        return undefined;
+      }
+      return text;
+    case 'country': {
+      const upper = text.toUpperCase();
+      if (!/^[A-Z]{2}$/.test(upper) || !isSupportedCountry(upper)) {
+        sink.error(path, `${describe(text)} is not a two-letter country code`, { hint: 'use an ISO 3166 alpha-2 code such as US, DE or GB' });
+        return undefined;
+      }
+      return upper;
+    }
+    case 'url':
+      return checkUrl(text, path, sink);
+    case 'path':
+      return text;
+    case 'listen':
+      return parseListen(text, path, sink);
+    case 'env-name':
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) {
+        sink.error(path, `${describe(text)} is not an environment variable name`, { hint: 'use letters, digits and underscores, e.g. CAMPAIGND_WEBHOOK_SECRET' });
+        return undefined;
+      }
+      return text;
+  }
+}
+
+function textKindName(spec: TextSpec): string {
+  const names: Record<TextSpec['kind'], string> = {
+    string: 'a text',
+    enum: `one of ${spec.kind === 'enum' ? spec.values.join(', ') : ''}`,
+    time: 'a quoted time "HH:MM:SS"',
+    zone: 'an IANA time zone name',
+    date: 'a date YYYY-MM-DD',
+    country: 'a two-letter country code',
+    url: 'an http(s) URL',
+    path: 'a file path',
+    listen: 'host:port',
+    'env-name': 'an environment variable name',
+  };
+  return names[spec.kind];
+}
+
+/** Validate an http(s) base URL; never echoes one that carries credentials. */
+export function checkUrl(text: string, path: FieldPath, sink: ProblemSink): string | undefined {
+  const shown = text.includes('@') ? 'the URL' : describe(text);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    sink.error(path, `${shown} is not a URL`, { hint: 'write the service address with its scheme, e.g. https://service.example' });
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    sink.error(path, `${shown} is not an http(s) URL`, { hint: 'use a URL starting with https:// (or http:// for a local simulator)' });
+    return undefined;
+  }
+  if (url.username || url.password) {
+    sink.error(path, 'the URL must not carry a user name or password', { hint: 'put the token in api.token_file or CAMPAIGND_API_TOKEN' });
+    return undefined;
+  }
+  if (url.search || url.hash) {
+    sink.error(path, `${shown} must not have a query or fragment`, { hint: 'give only the base address, e.g. https://service.example' });
+    return undefined;
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** `host:port` or `[v6]:port` → parts. */
+function parseListen(text: string, path: FieldPath, sink: ProblemSink): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    sink.error(path, `${describe(text)} is not host:port`, { hint: 'write e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464 (port 0 to 65535)' });
+    return undefined;
+  }
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+function checkList(spec: Extract<Spec, { kind: 'list' }>, value: unknown, path: FieldPath, sink: ProblemSink): unknown[] | undefined {
+  if (!Array.isArray(value)) {
+    sink.error(path, `must be a list, not ${describe(value)}`, { hint: 'write a list, e.g. [a, b] or one "- item" per line' });
+    return undefined;
+  }
+  if (spec.minItems !== undefined && value.length < spec.minItems) {
+    sink.error(path, 'must not be empty', { hint: `list at least ${spec.minItems} item${spec.minItems === 1 ? '' : 's'}` });
+    return undefined;
+  }
+  const out: unknown[] = [];
+  let ok = true;
+  value.forEach((item, i) => {
+    const checked = checkValue(spec.item, item, [...path, i], sink);
+    if (checked === undefined) ok = false;
+    else out.push(checked);
+  });
+  return out;
+}
+
+function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, path: FieldPath, sink: ProblemSink): Record<string, unknown> | undefined {
+  // The result is partial when a field is bad: the daemon file still yields a best-effort
+  // config, and callers decide by the sink's errors.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    sink.error(path, `must be a mapping of fields, not ${describe(value)}`, { hint: `fields: ${Object.keys(spec.fields).join(', ')}` });
+    return undefined;
+  }
+  const written = value as Record<string, unknown>;
+  const names = Object.keys(spec.fields).filter((k) => spec.fields[k]?.spec.kind !== 'forbidden');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(written)) {
+    const field = spec.fields[key];
+    if (field) continue;
+    if (spec.extraKeys?.includes(key)) continue;
+    const guess = didYouMean(key, names);
+    sink.error([...path, key], `unknown field "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`, {
+      at: 'key',
+      hint: guess ? `rename it to ${guess}` : `known fields: ${names.join(', ')}`,
+    });
+  }
+  for (const [key, field] of Object.entries(spec.fields)) {
+    const present = Object.hasOwn(written, key) && written[key] !== null && written[key] !== undefined;
+    if (!present) {
+      if (Object.hasOwn(written, key) && field.spec.kind === 'forbidden') checkValue(field.spec, null, [...path, key], sink);
+      if (field.required) {
+        const example = field.example === undefined ? '' : `, e.g. ${key}: ${JSON.stringify(field.example)}`;
+        sink.error([...path, key], `missing required field "${key}"`, { at: 'key', hint: `add ${key} (${field.description})${example}` });
+      } else if (field.default !== undefined) {
+        // A defaulted sub-mapping is checked too, which fills its own defaults.
+        out[key] = field.spec.kind === 'object' ? checkValue(field.spec, field.default, [...path, key], sink) : field.default;
+      }
+      continue;
+    }
+    const checked = checkValue(field.spec, written[key], [...path, key], sink);
+    if (checked !== undefined) out[key] = checked;
+  }
+  if (spec.exactlyOneOf) {
+    const given = spec.exactlyOneOf.filter((k) => written[k] !== undefined && written[k] !== null);
+    if (given.length !== 1) {
+      const message = given.length === 0 ? `needs one of ${spec.exactlyOneOf.join(' or ')}` : `sets both ${given.join(' and ')}`;
+      sink.error(path, message, { at: 'key', hint: `give exactly one of ${spec.exactlyOneOf.join(', ')}` });
+    }
+  }
+  return out;
+}
