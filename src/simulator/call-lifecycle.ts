@@ -1,0 +1,154 @@
+import type { Clock } from '../time/clock.js';
+import type { Logger } from '../log/logger.js';
+import { drawPlan, type PlanSettings } from './call-plan.js';
+import type { SimState } from './state.js';
+import type { FixedOutcome, SimAssistant, SimCall, SimLead, SimUser } from './types.js';
+import { sendPostCallWebhook } from './webhook-sender.js';
+
+/** What the lifecycle needs besides the state. */
+export interface LifecycleDeps {
+  state: SimState;
+  clock: Clock;
+  networkClock: Clock;
+  plan: PlanSettings;
+  origin: () => string;
+  webhookTimeoutMs: number;
+  logger: Logger;
+}
+
+const DIAL_SECONDS = 1;
+
+/**
+ * Creates an outbound call in `initiated` and schedules its moves on the clock:
+ * ringing after a second, then either in-progress and a final status after the talk
+ * time, or straight to busy / no-answer / failed after ringing.
+ */
+export function placeCall(
+  deps: LifecycleDeps,
+  user: SimUser,
+  assistant: SimAssistant,
+  phoneNumber: string,
+  inputVariables: Record<string, unknown>,
+): SimCall {
+  const { state, clock } = deps;
+  const now = clock.now();
+  const nth = state.callsPerNumber.get(phoneNumber) ?? 0;
+  state.callsPerNumber.set(phoneNumber, nth + 1);
+  const plan = drawPlan(deps.plan, phoneNumber, nth, assistant.fields.max_duration, takeFixed(state, phoneNumber));
+  const lead = findLead(state, user.id, phoneNumber);
+  const id = state.nextId('call', 480_001);
+  const call: SimCall = {
+    id,
+    userId: user.id,
+    userIndex: user.index,
+    assistantId: assistant.id,
+    campaignId: lead?.campaignId ?? null,
+    leadId: lead?.id ?? null,
+    type: 'outbound',
+    client_phone_number: phoneNumber,
+    assistant_phone_number: assistantNumber(state, assistant),
+    status: 'initiated',
+    answered_by: null,
+    duration: 0,
+    transcript: '',
+    variables: {},
+    input_variables: inputVariables,
+    evaluation: {},
+    webhook_response: {},
+    carrier_cost: 0,
+    total_cost: 0,
+    recording_url: null,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+    plan,
+    timeline: [{ status: 'initiated', at: now }],
+  };
+  state.calls.set(id, call);
+
+  clock.setTimer(DIAL_SECONDS * 1000, () => {
+    move(call, 'ringing', clock.now());
+    if (plan.talkSeconds > 0) {
+      clock.setTimer(plan.ringSeconds * 1000, () => {
+        move(call, 'in-progress', clock.now());
+        call.answered_by = plan.answeredBy;
+        // A call fixed to stay in progress never ends (for "stuck call" tests).
+        if (Number.isFinite(plan.talkSeconds)) {
+          clock.setTimer(plan.talkSeconds * 1000, () => finish(deps, call, assistant));
+        }
+      });
+    } else {
+      clock.setTimer(plan.ringSeconds * 1000, () => finish(deps, call, assistant));
+    }
+  });
+  return call;
+}
+
+function move(call: SimCall, status: string, at: number): void {
+  call.status = status;
+  call.updatedAt = at;
+  call.timeline.push({ status, at });
+}
+
+/** Puts the call in its final status, fills in its data and sends the webhook. */
+function finish(deps: LifecycleDeps, call: SimCall, assistant: SimAssistant): void {
+  const now = deps.clock.now();
+  const { plan } = call;
+  const connected = plan.talkSeconds > 0;
+  move(call, plan.finalStatus, now);
+  call.finishedAt = now;
+  call.answered_by = plan.answeredBy;
+  call.duration = connected ? Math.round((now - (call.timeline.find((t) => t.status === 'in-progress')?.at ?? now)) / 1000) : 0;
+  const minutes = Math.max(1, Math.ceil(call.duration / 60));
+  call.carrier_cost = connected ? round(minutes * 0.014) : 0;
+  call.total_cost = connected ? round(call.carrier_cost + minutes * 0.08) : 0;
+  const f = assistant.fields;
+  if (connected && plan.answeredBy === 'human') {
+    call.transcript = `AI: ${f.initial_message}\nuser: Hi, yes, speaking.\nAI: Thank you for your time.\nuser: Bye.`;
+    call.variables = extractVariables(f.post_call_schema);
+    if (f.post_call_evaluation) call.evaluation = { successful: plan.finalStatus !== 'ended_by_customer', summary: 'The customer was reached.' };
+  } else if (connected) {
+    call.transcript = `AI: ${f.initial_message}\nuser: [voicemail greeting]`;
+  }
+  if (connected && f.record) call.recording_url = `${deps.origin()}/recordings/${call.id}.mp3`;
+  sendPostCallWebhook(deps, call, assistant);
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}
+
+function extractVariables(schema: { name: string; type: string }[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of schema) out[item.name] = item.type === 'number' ? 1 : item.type === 'bool' ? true : 'yes';
+  return out;
+}
+
+function takeFixed(state: SimState, phoneNumber: string): FixedOutcome | undefined {
+  const list = state.fixedOutcomes.get(phoneNumber);
+  const head = list?.[0];
+  if (!list || !head) return undefined;
+  if (Number.isFinite(head.remaining)) {
+    head.remaining -= 1;
+    if (head.remaining <= 0) list.shift();
+  }
+  return head;
+}
+
+/** The newest lead (or secondary contact) of the user with this number, if any. */
+function findLead(state: SimState, userId: number, phoneNumber: string): SimLead | undefined {
+  let best: SimLead | undefined;
+  for (const lead of state.leads.values()) {
+    if (lead.userId === userId && lead.phone_number === phoneNumber && (!best || lead.id > best.id)) best = lead;
+  }
+  return best;
+}
+
+/** The number the assistant calls from: its own, else the user's first Normal number. */
+function assistantNumber(state: SimState, assistant: SimAssistant): string {
+  const own = assistant.fields.phone_number_id;
+  const rec = own === null ? undefined : state.phoneNumbers.get(own);
+  if (rec) return rec.phone_number;
+  const first = state.allOf(state.phoneNumbers, assistant.userId).find((p) => p.type_label === 'Normal');
+  return first?.phone_number ?? '+10000000000';
+}

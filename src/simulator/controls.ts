@@ -1,0 +1,98 @@
+import { ANSWERED_BY, E164_PATTERN, FINAL_CALL_STATUSES } from '../service/schema/constants.js';
+import type { Faults } from './faults.js';
+import { isObject, json, type RouteResult } from './http-util.js';
+import { callRecord } from './records.js';
+import type { SimState } from './state.js';
+import type { FixedOutcome, SimCall } from './types.js';
+
+// Test controls under /__sim/ (loopback only, no bearer). Never reachable under /api/user.
+
+/** Everything /__sim/ needs. */
+export interface ControlDeps {
+  state: SimState;
+  faults: Faults;
+}
+
+/** Answers a /__sim/ request, or null for an unknown control. */
+export function handleControl(deps: ControlDeps, method: string, path: string, body: unknown): RouteResult | null {
+  const { state, faults } = deps;
+  const key = `${method} ${path}`;
+  switch (key) {
+    case 'GET /__sim/calls':
+      return json(200, { calls: [...state.calls.values()].sort((a, b) => a.id - b.id).map((c) => simCall(state, c)) });
+    case 'GET /__sim/webhooks':
+      return json(200, { deliveries: state.webhookDeliveries });
+    case 'GET /__sim/faults':
+      return json(200, { rules: faults.list() });
+    case 'POST /__sim/faults': {
+      const rule = faults.add(body);
+      return Array.isArray(rule) ? json(400, { message: 'Invalid fault', errors: rule }) : json(200, { rule });
+    }
+    case 'POST /__sim/reset-faults':
+      faults.reset();
+      return json(200, { ok: true });
+    case 'POST /__sim/outcomes':
+      return fixOutcome(state, body);
+    case 'POST /__sim/reset-outcomes':
+      state.fixedOutcomes.clear();
+      return json(200, { ok: true });
+    case 'POST /__sim/auth':
+      return setTokenValid(state, body);
+    default:
+      return null;
+  }
+}
+
+/** A call as the tests see it: the API record plus owner, links, plan and timeline. */
+export function simCall(state: SimState, c: SimCall): Record<string, unknown> {
+  return {
+    ...callRecord(state, c),
+    user_index: c.userIndex,
+    assistant_id: c.assistantId,
+    campaign_id: c.campaignId,
+    lead_id: c.leadId,
+    input_variables: c.input_variables,
+    planned_outcome: c.plan.outcome,
+    created_at_ms: c.createdAt,
+    finished_at_ms: c.finishedAt,
+    timeline: c.timeline.map((t) => ({ status: t.status, at: t.at, at_iso: new Date(t.at).toISOString() })),
+  };
+}
+
+const FIXABLE = new Set<string>([...FINAL_CALL_STATUSES, 'in-progress']);
+
+function fixOutcome(state: SimState, body: unknown): RouteResult {
+  if (!isObject(body)) return json(400, { message: 'body must be a JSON object' });
+  const problems: string[] = [];
+  const phone = body.phone_number;
+  if (typeof phone !== 'string' || !E164_PATTERN.test(phone)) problems.push('phone_number must be E.164');
+  const status = body.status;
+  if (typeof status !== 'string' || !FIXABLE.has(status)) problems.push(`status must be one of ${[...FIXABLE].join(', ')}`);
+  const answeredBy = body.answered_by ?? null;
+  if (answeredBy !== null && !(ANSWERED_BY as readonly unknown[]).includes(answeredBy)) problems.push('answered_by must be human, machine, unknown or null');
+  const duration = body.duration ?? null;
+  if (duration !== null && (typeof duration !== 'number' || duration < 0)) problems.push('duration must be a number ≥ 0');
+  const count = body.count ?? null;
+  if (count !== null && (typeof count !== 'number' || !Number.isInteger(count) || count < 1)) problems.push('count must be an integer ≥ 1');
+  if (problems.length > 0) return json(400, { message: 'Invalid outcome', errors: problems });
+  const fixed: FixedOutcome = {
+    status: status as string,
+    answered_by: answeredBy as FixedOutcome['answered_by'],
+    duration: duration as number | null,
+    remaining: count === null ? Number.POSITIVE_INFINITY : (count as number),
+  };
+  const list = state.fixedOutcomes.get(phone as string) ?? [];
+  list.push(fixed);
+  state.fixedOutcomes.set(phone as string, list);
+  return json(200, { ok: true, phone_number: phone, queued: list.length });
+}
+
+function setTokenValid(state: SimState, body: unknown): RouteResult {
+  if (!isObject(body) || typeof body.valid !== 'boolean' || typeof body.user_index !== 'number') {
+    return json(400, { message: 'body must be {user_index: number, valid: boolean}' });
+  }
+  const user = state.users[body.user_index];
+  if (!user) return json(404, { message: 'no such user' });
+  user.tokenValid = body.valid;
+  return json(200, { ok: true, user_index: user.index, valid: user.tokenValid });
+}
