@@ -1,0 +1,168 @@
+import type { Kysely, Transaction } from 'kysely';
+import {
+  DUE_LEAD_STATES,
+  LIVE_ATTEMPT_STATES,
+  type AttemptRow,
+  type AttemptState,
+  type Database,
+  type OutcomeClass,
+  type OutcomeSource,
+} from '../store/types.js';
+
+// The attempt repository: every state change of the at-most-once protocol (rule 6) is
+// a conditional UPDATE on the state it expects, so a late answer, a duplicate webhook or
+// a stale worker can never move an attempt backwards or finish it twice.
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
+export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('attempts')
+    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('state', 'in', LIVE_ATTEMPT_STATES)
+    .groupBy('campaign_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
+}
+
+/** Every live attempt, oldest first. Few rows: at most the sum of the live-call limits. */
+export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {
+  return db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES).orderBy('id').execute();
+}
+
+/** Phone numbers that have a live attempt right now (rule 3). */
+export async function livePhoneNumbers(db: Db): Promise<Set<string>> {
+  const rows = await db.selectFrom('attempts').select('phone_number').where('state', 'in', LIVE_ATTEMPT_STATES).execute();
+  return new Set(rows.map((r) => r.phone_number));
+}
+
+export interface ClaimInput {
+  campaignId: number;
+  leadId: number;
+  contactPosition: number;
+  phoneNumber: string;
+  assistantId: number;
+  owner: string;
+  now: number;
+}
+
+export type ClaimResult = { ok: true; attempt: AttemptRow } | { ok: false; reason: 'lead-not-due' | 'phone-live' };
+
+/**
+ * Commits a new attempt (state `dialing`) and moves its lead to `calling`, in one
+ * transaction. This commit happens before make_call is sent: from here on the call
+ * may exist, and only a definite answer or the call list can say otherwise.
+ */
+export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Promise<ClaimResult> {
+  return db.transaction().execute(async (trx) => {
+    const busy = await trx
+      .selectFrom('attempts')
+      .select('id')
+      .where('phone_number', '=', input.phoneNumber)
+      .where('state', 'in', LIVE_ATTEMPT_STATES)
+      .executeTakeFirst();
+    if (busy) return { ok: false, reason: 'phone-live' } as const;
+    const moved = await trx
+      .updateTable('leads')
+      .set((eb) => ({
+        state: 'calling',
+        state_reason: null,
+        contact_attempts: eb('contact_attempts', '+', 1),
+        updated_at: input.now,
+      }))
+      .where('id', '=', input.leadId)
+      .where('state', 'in', DUE_LEAD_STATES)
+      .where('contact_position', '=', input.contactPosition)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return { ok: false, reason: 'lead-not-due' } as const;
+    // The unique partial index attempts_live_phone is the final guard for rule 3.
+    const attempt = await trx
+      .insertInto('attempts')
+      .values({
+        campaign_id: input.campaignId,
+        lead_id: input.leadId,
+        contact_position: input.contactPosition,
+        phone_number: input.phoneNumber,
+        assistant_id: input.assistantId,
+        state: 'dialing',
+        counted: 1,
+        created_at: input.now,
+        sent_at: input.now,
+        owner: input.owner,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ok: true, attempt } as const;
+  });
+}
+
+/** Conditionally moves an attempt from one of `from` to `to`; true when it moved. */
+export async function transitionAttempt(
+  db: Db,
+  id: number,
+  from: readonly AttemptState[],
+  to: AttemptState,
+  fields: Partial<{
+    call_id: string | null;
+    call_status: string | null;
+    answered_by: string | null;
+    outcome: OutcomeClass | null;
+    outcome_source: OutcomeSource | null;
+    detail: string | null;
+    sent_at: number | null;
+    answered_at: number | null;
+    ended_at: number | null;
+    settle_deadline: number | null;
+    counted: number;
+  }> = {},
+): Promise<boolean> {
+  const res = await db
+    .updateTable('attempts')
+    .set({ ...fields, state: to })
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Records the call id of an attempt when it is learnt (answer, webhook or call list). */
+export async function setCallId(db: Db, id: number, callId: string): Promise<void> {
+  await db.updateTable('attempts').set({ call_id: callId }).where('id', '=', id).where('call_id', 'is', null).execute();
+}
+
+export async function getAttempt(db: Db, id: number): Promise<AttemptRow | undefined> {
+  return db.selectFrom('attempts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The attempt a service call id is bound to, if any. */
+export async function attemptByCallId(db: Db, callId: string): Promise<AttemptRow | undefined> {
+  return db.selectFrom('attempts').selectAll().where('call_id', '=', callId).orderBy('id', 'desc').executeTakeFirst();
+}
+
+/** The live attempt on a phone number (unique by rule 3). */
+export async function liveAttemptByPhone(db: Db, phone: string): Promise<AttemptRow | undefined> {
+  return db
+    .selectFrom('attempts')
+    .selectAll()
+    .where('phone_number', '=', phone)
+    .where('state', 'in', LIVE_ATTEMPT_STATES)
+    .executeTakeFirst();
+}
+
+/** Ended attempts whose success came from a webhook without `answered_by`, awaiting a poll. */
+export async function unconfirmedAttempts(db: Db, since: number): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('attempts')
+    .selectAll()
+    .where('state', '=', 'ended')
+    .where('outcome_source', '=', 'webhook')
+    .where('outcome', '=', 'success')
+    .where('ended_at', '>=', since)
+    .execute();
+}
+
+/** Counts attempts of a lead's contact that used up budget (for explain and checks). */
+export async function attemptsOfLead(db: Db, leadId: number): Promise<AttemptRow[]> {
+  return db.selectFrom('attempts').selectAll().where('lead_id', '=', leadId).orderBy('id').execute();
+}

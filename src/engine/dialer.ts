@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import type { AttemptRow, Database } from '../store/types.js';
+import { recordEvent } from '../store/events.js';
+import { transitionAttempt, setCallId } from './attempts.js';
+import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
+import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
+
+// Sends make_call for one committed attempt and records what the answer proves
+// (rule 6). make_call is sent at most once per attempt: this is the only caller, and
+// every path out of it leaves the attempt in a state nothing re-sends.
+
+/** What the dialer reports up, so the scheduler can pause a campaign or the account. */
+export type DialReport =
+  | { kind: 'placed' }
+  | { kind: 'not-sent'; retryAt: number }
+  | { kind: 'rate-limited'; retryAfterMs: number }
+  | { kind: 'token-rejected' }
+  | { kind: 'assistant-not-found' }
+  | { kind: 'account-rejected'; detail: string }
+  | { kind: 'number-rejected'; detail: string }
+  | { kind: 'unknown'; detail: string };
+
+export interface DialContext {
+  db: Kysely<Database>;
+  client: EngineClient;
+  logger: Logger;
+  now: () => number;
+  settleMs: number;
+}
+
+export interface DialRequest {
+  attempt: AttemptRow;
+  variables: Record<string, unknown>;
+  /** Asked right before sending: the window must be open at that instant (rule 1). */
+  canSend: () => boolean;
+  /** When a "not sent" lead may be tried again (the next window opening). */
+  retryAtIfNotSent: () => number;
+}
+
+const ACCOUNT_PAUSE_MS = 5 * 60_000;
+
+/** Places one call and records the outcome of the request. Never throws. */
+export async function dial(ctx: DialContext, req: DialRequest): Promise<DialReport> {
+  const { attempt } = req;
+  const log = ctx.logger.child({ attempt: attempt.id, lead: attempt.lead_id });
+  let answer: { callId: string | null; sent?: boolean };
+  try {
+    answer = await ctx.client.makeCall(
+      { phone_number: attempt.phone_number, assistant_id: attempt.assistant_id, variables: req.variables },
+      { canSend: req.canSend },
+    );
+  } catch (err) {
+    return recordFailure(ctx, req, classifyError(err), log);
+  }
+  const now = ctx.now();
+  if (answer.sent === false) {
+    const retryAt = req.retryAtIfNotSent();
+    await withdraw(ctx, attempt, retryAt, 'window closed before the request could be sent', now);
+    return { kind: 'not-sent', retryAt };
+  }
+  const moved = await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'placed', {
+    call_id: answer.callId,
+    answered_at: now,
+  });
+  // A webhook may have ended the attempt before this answer arrived: keep its outcome.
+  if (!moved && answer.callId) await setCallId(ctx.db, attempt.id, answer.callId);
+  await recordEvent(ctx.db, { at: now, campaignId: attempt.campaign_id, leadId: attempt.lead_id, attemptId: attempt.id, kind: 'placed', data: { callId: answer.callId } });
+  log.info({ callId: answer.callId }, 'call placed');
+  return { kind: 'placed' };
+}
+
+async function withdraw(ctx: DialContext, attempt: AttemptRow, dueAt: number, reason: string, now: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'withdrawn', { counted: 0, detail: reason, ended_at: now });
+    if (moved) await leadBackUncounted(trx, attempt, dueAt, reason, now);
+  });
+}
+
+/** A definite refusal that is not the lead's fault: nobody was called, the lead goes back. */
+async function rejectUncounted(ctx: DialContext, attempt: AttemptRow, detail: string, dueAt: number, now: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'rejected', {
+      outcome: 'rejected', counted: 0, detail, answered_at: now, ended_at: now,
+    });
+    if (moved) await leadBackUncounted(trx, attempt, dueAt, detail, now);
+  });
+}
+
+async function recordFailure(ctx: DialContext, req: DialRequest, err: ClassifiedError, log: Logger): Promise<DialReport> {
+  const { attempt } = req;
+  const now = ctx.now();
+  const event = (kind: string, data: Record<string, unknown>) =>
+    recordEvent(ctx.db, { at: now, campaignId: attempt.campaign_id, leadId: attempt.lead_id, attemptId: attempt.id, kind, data });
+  switch (err.kind) {
+    case 'rate-limited': {
+      const wait = err.retryAfterMs ?? 60_000;
+      await withdraw(ctx, attempt, now + wait, 'rate limited (429)', now);
+      log.warn({ retryAfterMs: wait }, 'make_call rate limited; attempt put back uncounted');
+      return { kind: 'rate-limited', retryAfterMs: wait };
+    }
+    case 'token-rejected':
+      await withdraw(ctx, attempt, now, 'token rejected by the service', now);
+      log.error('make_call: the service rejected the API token; dialing stops until it works again');
+      return { kind: 'token-rejected' };
+    case 'not-found':
+      // The assistant is gone or not ours: nobody was called and every call would fail.
+      await rejectUncounted(ctx, attempt, 'assistant not found (404)', now, now);
+      await event('rejected', { status: 404 });
+      return { kind: 'assistant-not-found' };
+    case 'validation':
+    case 'rejected': {
+      const numberProblem =
+        err.status === 400 || (err.fieldErrors !== undefined && Object.keys(err.fieldErrors).some((f) => f.startsWith('phone')));
+      if (numberProblem) {
+        const detail = `service rejected the number (${err.status ?? 'error'})`;
+        await ctx.db.transaction().execute(async (trx) => {
+          const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'rejected', {
+            outcome: 'rejected', counted: 1, detail, answered_at: now, ended_at: now,
+          });
+          if (moved) await leadContactInvalid(trx, attempt, detail, now);
+        });
+        await event('rejected', { status: err.status, number: true });
+        return { kind: 'number-rejected', detail };
+      }
+      // 422 without field errors is the account (e.g. insufficient balance): not the lead's fault.
+      const detail = `service refused the call (${err.status ?? err.kind})`;
+      await rejectUncounted(ctx, attempt, detail, now + ACCOUNT_PAUSE_MS, now);
+      await event('rejected', { status: err.status });
+      return { kind: 'account-rejected', detail };
+    }
+    case 'server':
+    case 'network': {
+      // The call may exist. It stays live until the call list settles it (rule 6).
+      const detail = err.kind === 'server' ? `server error ${err.status ?? ''}`.trim() : 'connection failed or timed out';
+      await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'unknown', { detail, settle_deadline: now + ctx.settleMs });
+      await event('unknown', { reason: detail });
+      log.warn({ reason: detail }, 'make_call answer lost; the attempt is unknown until the call list settles it');
+      return { kind: 'unknown', detail };
+    }
+  }
+}

@@ -1,0 +1,432 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
+import type { ApiStatus, Database } from '../store/types.js';
+import { claimAttempt, liveCountsByCampaign, livePhoneNumbers } from './attempts.js';
+import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
+import { dial, type DialReport } from './dialer.js';
+import { pollOnce, type PollerOptions } from './poller.js';
+import type { EngineClient } from './ports.js';
+import { recoverUnfinishedAttempts } from './recovery.js';
+import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.js';
+import { handleWebhookPayload, type WebhookResult } from './webhook.js';
+
+// The scheduler. One loop claims due leads into free slots and hands each claimed
+// attempt to the dialer; a second loop follows live calls through the call list.
+// Both sleep until something can change (a slot frees, a lead falls due, a window
+// opens, a poll is due), never longer than 30 s, so suspend and clock jumps heal.
+
+/** The narrow set of counters the engine reports to. */
+export interface EngineMetrics {
+  callPlaced(campaign: string): void;
+  outcome(campaign: string, outcomeClass: string): void;
+  liveCalls(campaign: string, n: number): void;
+  unknownAttempt(): void;
+}
+
+export interface EngineOptions {
+  db: Kysely<Database>;
+  client: EngineClient;
+  clock: Clock;
+  logger: Logger;
+  metrics?: EngineMetrics;
+  /** Identifies this daemon's in-flight attempts. */
+  instanceId: string;
+  /** Account-wide cap over all campaigns (daemon max_calls_in_parallel). */
+  accountMaxCalls?: number;
+  settleSeconds: number;
+  serverTimezone: string;
+  /** Poll interval when webhooks are not arriving, and when they are (a backstop). */
+  pollIntervalMs?: number;
+  pollIntervalWithWebhooksMs?: number;
+  /** Whether the webhook endpoint can accept deliveries at all (a secret is set). */
+  webhooksEnabled?: boolean;
+  /** Poll tuning; defaults suit the live service. */
+  poller?: Partial<PollerOptions>;
+}
+
+export interface EngineStatus {
+  api: ApiStatus;
+  apiDetail: string | null;
+}
+
+const MAX_SLEEP_MS = 30_000;
+const CONTROL_CHECK_MS = 1_000;
+const TOKEN_PROBE_MS = 30_000;
+const PHONE_BUSY_DEFER_MS = 30_000;
+
+/** Creates the engine; nothing runs until `start()`. */
+export function createEngine(opts: EngineOptions) {
+  const { db, client, clock, logger } = opts;
+  const log = logger.child({ component: 'engine' });
+  const settleMs = opts.settleSeconds * 1000;
+  const pollerOptions: PollerOptions = {
+    clockSkewMs: 60_000,
+    stuckGraceMs: 5 * 60_000,
+    defaultMaxDurationSeconds: 1200,
+    serverTimezone: opts.serverTimezone,
+    confirmWindowMs: 30 * 60_000,
+    ...opts.poller,
+  };
+
+  let campaigns = new Map<number, RuntimeCampaign>();
+  let campaignsVersion = '';
+  let suppressed = new Set<string>();
+  const maxDurations = new Map<number, number | null>();
+  const inflight = new Set<Promise<DialReport>>();
+  let stopping = false;
+  let running: Promise<void>[] = [];
+  let wakeMain = new AbortController();
+  let wakePoll = new AbortController();
+  let api: EngineStatus = { api: 'unknown', apiDetail: null };
+  let accountPausedUntil = 0;
+  let lastWebhookAt = Number.NEGATIVE_INFINITY;
+  let cancelControlTimer: (() => void) | null = null;
+
+  const outcomeContext = {
+    db,
+    logger: log,
+    now: () => clock.now(),
+    campaign: (id: number) => campaigns.get(id),
+    onSlotFreed: () => wake(),
+    onOutcome: (campaign: string, cls: string) => opts.metrics?.outcome(campaign, cls),
+  };
+
+  function wake(): void {
+    wakeMain.abort();
+  }
+
+  function wakePoller(): void {
+    wakePoll.abort();
+  }
+
+  async function refreshCampaigns(force = false): Promise<void> {
+    const rows = await db.selectFrom('campaigns').select(['id', 'state', 'updated_at', 'problem']).orderBy('id').execute();
+    const version = rows.map((r) => `${r.id}:${r.state}:${r.updated_at}:${r.problem ?? ''}`).join('|');
+    if (!force && version === campaignsVersion) return;
+    campaignsVersion = version;
+    campaigns = new Map((await loadRuntimeCampaigns(db)).map((c) => [c.id, c]));
+    log.debug({ campaigns: campaigns.size }, 'campaigns loaded');
+  }
+
+  async function refreshSuppressions(): Promise<void> {
+    const rows = await db.selectFrom('suppressions').select('phone_number').execute();
+    suppressed = new Set(rows.map((r) => r.phone_number));
+  }
+
+  function dialingAllowed(now: number): boolean {
+    return !stopping && api.api !== 'token-rejected' && now >= accountPausedUntil;
+  }
+
+  /** The instant a lead may be called, judged by both windows at `at` (rule 1). */
+  function windowsOpen(c: RuntimeCampaign, lead: DueLead, at: number): boolean {
+    if (!isOpen(c.window, at)) return false;
+    const personal = c.leadWindow(lead.timezone);
+    return personal === null || isOpen(personal, at);
+  }
+
+  /** One pass: fill free slots of every running campaign with due leads. Returns when to look again. */
+  async function tick(): Promise<number> {
+    const now = clock.now();
+    let nextAt = now + MAX_SLEEP_MS;
+    if (!dialingAllowed(now)) return Math.min(nextAt, accountPausedUntil > now ? accountPausedUntil : nextAt);
+    const live = await liveCountsByCampaign(db);
+    let accountLive = [...live.values()].reduce((a, b) => a + b, 0);
+    for (const c of campaigns.values()) opts.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
+    const busyPhones = await livePhoneNumbers(db);
+
+    for (const c of campaigns.values()) {
+      if (c.state === 'completed') {
+        if (await hasActiveLeads(db, c.id)) await reopen(c, now);
+        continue;
+      }
+      if (c.state !== 'running' || c.problem) continue;
+      if (!isOpen(c.window, now)) {
+        const opening = nextOpening(c.window, now);
+        if (opening !== null) nextAt = Math.min(nextAt, opening);
+        continue;
+      }
+      let free = c.config.maxCallsInParallel - (live.get(c.id) ?? 0);
+      if (opts.accountMaxCalls !== undefined) free = Math.min(free, opts.accountMaxCalls - accountLive);
+      if (free <= 0) continue; // a freed slot wakes us
+      const candidates = await dueLeads(db, c.id, now, free * 2 + 8);
+      for (const lead of candidates) {
+        if (free <= 0) break;
+        const phone = lead.contact_phone ?? lead.phone_number;
+        if (suppressed.has(phone)) {
+          await suppressLead(db, lead.id, now);
+          continue;
+        }
+        const personal = c.leadWindow(lead.timezone);
+        if (personal && !isOpen(personal, now)) {
+          const opening = nextOpeningAll([c.window, personal], now);
+          await deferLead(db, lead.id, opening ?? now + 24 * 3600_000, "outside the person's local hours", now);
+          continue;
+        }
+        if (busyPhones.has(phone)) {
+          // Rule 3: wait for the other call to this number to end, without blocking the queue.
+          await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
+          continue;
+        }
+        const claim = await claimAttempt(db, {
+          campaignId: c.id,
+          leadId: lead.id,
+          contactPosition: lead.contact_position,
+          phoneNumber: phone,
+          assistantId: c.config.assistantId,
+          owner: opts.instanceId,
+          now,
+        });
+        if (!claim.ok) continue;
+        free--;
+        accountLive++;
+        busyPhones.add(phone);
+        startDial(c, lead, claim.attempt);
+      }
+      const due = await nextDueAt(db, c.id);
+      if (due !== null && free > 0) nextAt = Math.min(nextAt, Math.max(due, now + 50));
+      if (candidates.length === 0 && c.config.markCompleteWhenNoLeads && (live.get(c.id) ?? 0) === 0) {
+        await maybeComplete(c, now);
+      }
+    }
+    return nextAt;
+  }
+
+  function startDial(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt']): void {
+    let variables: Record<string, unknown> = {};
+    try {
+      variables = JSON.parse(lead.variables_json) as Record<string, unknown>;
+    } catch {
+      variables = {};
+    }
+    const task = dial(
+      { db, client, logger: log.child({ campaign: c.name }), now: () => clock.now(), settleMs },
+      {
+        attempt,
+        variables,
+        canSend: () => {
+          const current = campaigns.get(c.id);
+          const at = clock.now();
+          return dialingAllowed(at) && current?.state === 'running' && windowsOpen(c, lead, at);
+        },
+        retryAtIfNotSent: () => {
+          const personal = c.leadWindow(lead.timezone);
+          return nextOpeningAll(personal ? [c.window, personal] : [c.window], clock.now()) ?? clock.now() + 3600_000;
+        },
+      },
+    ).then(async (report) => {
+      await onDialReport(c, report);
+      return report;
+    });
+    inflight.add(task);
+    void task.finally(() => {
+      inflight.delete(task);
+      wake();
+    });
+  }
+
+  async function onDialReport(c: RuntimeCampaign, report: DialReport): Promise<void> {
+    const now = clock.now();
+    switch (report.kind) {
+      case 'placed':
+        opts.metrics?.callPlaced(c.name);
+        if (api.api !== 'ok') setApi('ok', null);
+        return;
+      case 'unknown':
+        opts.metrics?.unknownAttempt();
+        wakePoller();
+        return;
+      case 'token-rejected':
+        setApi('token-rejected', 'the service rejected the API token (401/403/redirect/HTML)');
+        return;
+      case 'assistant-not-found':
+        await db
+          .updateTable('campaigns')
+          .set({ problem: `assistant ${c.config.assistantId} not found by the service (404)`, updated_at: now })
+          .where('id', '=', c.id)
+          .execute();
+        await refreshCampaigns(true);
+        return;
+      case 'account-rejected':
+        accountPausedUntil = now + 5 * 60_000;
+        log.error({ detail: report.detail }, 'the service refused calls for the account; dialing pauses for 5 minutes');
+        return;
+      default:
+        return;
+    }
+  }
+
+  function setApi(status: ApiStatus, detail: string | null): void {
+    if (api.api === status && api.apiDetail === detail) return;
+    api = { api: status, apiDetail: detail };
+    if (status === 'token-rejected') log.error('dialing stopped: the API token is rejected; fix the token and send SIGHUP (or wait for the next check)');
+    else log.info({ api: status }, 'service status changed');
+  }
+
+  async function reopen(c: RuntimeCampaign, now: number): Promise<void> {
+    await db.updateTable('campaigns').set({ state: 'running', completed_at: null, updated_at: now }).where('id', '=', c.id).where('state', '=', 'completed').execute();
+    log.info({ campaign: c.name }, 'campaign has new leads; running again');
+    await refreshCampaigns(true);
+  }
+
+  async function maybeComplete(c: RuntimeCampaign, now: number): Promise<void> {
+    if (await hasActiveLeads(db, c.id)) return;
+    const any = await db.selectFrom('leads').select('id').where('campaign_id', '=', c.id).limit(1).executeTakeFirst();
+    if (!any) return;
+    await db.updateTable('campaigns').set({ state: 'completed', completed_at: now, updated_at: now }).where('id', '=', c.id).where('state', '=', 'running').execute();
+    log.info({ campaign: c.name }, 'campaign completed: every lead is final');
+    await refreshCampaigns(true);
+  }
+
+  async function mainLoop(): Promise<void> {
+    while (!stopping) {
+      let nextAt = clock.now() + MAX_SLEEP_MS;
+      try {
+        nextAt = await tick();
+      } catch (err) {
+        log.error({ err: errText(err) }, 'scheduler tick failed; retrying');
+        nextAt = clock.now() + 1000;
+      }
+      if (stopping) break;
+      const delay = Math.min(MAX_SLEEP_MS, Math.max(0, nextAt - clock.now()));
+      const signal = wakeMain.signal;
+      if (!signal.aborted) await clock.sleep(delay, signal);
+      wakeMain = new AbortController();
+    }
+  }
+
+  function pollDelay(liveUnknown: boolean): number {
+    if (liveUnknown) return 10_000;
+    const webhooksHealthy = opts.webhooksEnabled && clock.now() - lastWebhookAt < 10 * 60_000;
+    return webhooksHealthy ? (opts.pollIntervalWithWebhooksMs ?? 120_000) : (opts.pollIntervalMs ?? 15_000);
+  }
+
+  async function pollLoop(): Promise<void> {
+    while (!stopping) {
+      let hasUnknown = false;
+      try {
+        if (api.api !== 'token-rejected') {
+          const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null }, pollerOptions);
+          if (round.requests > 0 || round.settled > 0) log.debug({ ...round }, 'poll round');
+        } else {
+          await probeToken();
+        }
+        const unknown = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
+        hasUnknown = unknown !== undefined;
+      } catch (err) {
+        log.warn({ err: errText(err) }, 'poll round failed');
+      }
+      if (stopping) break;
+      const delay = api.api === 'token-rejected' ? TOKEN_PROBE_MS : pollDelay(hasUnknown);
+      const signal = wakePoll.signal;
+      if (!signal.aborted) await clock.sleep(Math.min(delay, MAX_SLEEP_MS * 4), signal);
+      wakePoll = new AbortController();
+    }
+  }
+
+  async function probeToken(): Promise<void> {
+    try {
+      await client.probe();
+      setApi('ok', null);
+      wake();
+    } catch (err) {
+      const kind = (err as { kind?: string }).kind;
+      if (kind === 'token-rejected') setApi('token-rejected', 'the service rejected the API token (401/403/redirect/HTML)');
+      else setApi('unreachable', errText(err));
+    }
+  }
+
+  async function loadAssistants(): Promise<void> {
+    try {
+      for (const a of await client.assistants()) maxDurations.set(a.id, a.maxDurationSeconds);
+      setApi('ok', null);
+    } catch (err) {
+      const kind = (err as { kind?: string }).kind;
+      if (kind === 'token-rejected') setApi('token-rejected', 'the service rejected the API token (401/403/redirect/HTML)');
+      else log.warn({ err: errText(err) }, 'could not list assistants; using default maximum call duration');
+    }
+  }
+
+  function scheduleControlCheck(): void {
+    // Operator commands (campaign pause/resume…) change rows; a cheap look each second
+    // makes them take effect within a second without waking the scheduler otherwise.
+    cancelControlTimer = clock.setTimer(CONTROL_CHECK_MS, () => {
+      if (stopping) return;
+      const before = campaignsVersion;
+      refreshCampaigns()
+        .then(() => {
+          if (campaignsVersion !== before) wake();
+        })
+        .catch((err: unknown) => log.warn({ err: errText(err) }, 'campaign check failed'))
+        .finally(() => {
+          if (!stopping) scheduleControlCheck();
+        });
+    });
+  }
+
+  return {
+    /** Recovers unfinished attempts, then starts the scheduler and poller loops. */
+    async start(): Promise<void> {
+      await recoverUnfinishedAttempts(db, { now: clock.now(), settleMs, owner: opts.instanceId, logger: log });
+      await refreshCampaigns(true);
+      await refreshSuppressions();
+      await loadAssistants();
+      scheduleControlCheck();
+      running = [mainLoop(), pollLoop()];
+    },
+    /**
+     * Stops claiming, waits up to `graceMs` for in-flight make_call requests, and
+     * returns. Whatever is still in flight stays `dialing` and is recovered as unknown.
+     */
+    async stop(graceMs = 10_000): Promise<void> {
+      if (stopping) return;
+      stopping = true;
+      cancelControlTimer?.();
+      wake();
+      wakePoller();
+      const drained = Promise.allSettled([...inflight]);
+      let timedOut = false;
+      const cancel = new AbortController();
+      await Promise.race([drained, clock.sleep(graceMs, cancel.signal).then(() => (timedOut = true))]);
+      cancel.abort();
+      if (timedOut) log.warn({ inflight: inflight.size }, 'stopped with make_call requests still in flight; they will be settled as unknown');
+      await Promise.race([Promise.allSettled(running), clock.sleep(1000)]);
+    },
+    /** Reloads campaign rows and the suppression list (after SIGHUP or an import). */
+    async reload(): Promise<void> {
+      await refreshCampaigns(true);
+      await refreshSuppressions();
+      await loadAssistants();
+      wake();
+      wakePoller();
+    },
+    /** Handles one post-call webhook delivery. */
+    async handleWebhook(payload: unknown, receivedAt: number): Promise<WebhookResult> {
+      const result = await handleWebhookPayload(
+        { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: pollerOptions.clockSkewMs },
+        payload,
+      );
+      if (result.accepted) lastWebhookAt = receivedAt;
+      return result;
+    },
+    /** The token may work again (it was reread): probe it now. */
+    async tokenChanged(): Promise<void> {
+      await probeToken();
+    },
+    status(): EngineStatus {
+      return api;
+    },
+    /** Number of make_call requests in flight. */
+    inflight(): number {
+      return inflight.size;
+    },
+    wake,
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,169 @@
+import type { Transaction } from 'kysely';
+import type { CampaignConfig } from '../config/types.js';
+import type { AttemptRow, Database, LeadRow } from '../store/types.js';
+import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-policy.js';
+
+// What an attempt's end does to its lead (rules 4 and 7). Always called inside the
+// transaction that ended the attempt, so the attempt and its lead never disagree.
+
+type Trx = Transaction<Database>;
+
+async function contactCount(trx: Trx, leadId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('lead_contacts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lead_id', '=', leadId)
+    .executeTakeFirst();
+  return Math.max(1, Number(row?.n ?? 1));
+}
+
+async function loadLead(trx: Trx, leadId: number): Promise<LeadRow | undefined> {
+  return trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirst();
+}
+
+async function applyDecision(trx: Trx, lead: LeadRow, decision: RetryDecision, now: number): Promise<void> {
+  switch (decision.kind) {
+    case 'complete':
+      await trx
+        .updateTable('leads')
+        .set({ state: 'completed', state_reason: null, next_due_at: null, updated_at: now })
+        .where('id', '=', lead.id)
+        .execute();
+      return;
+    case 'retry':
+      await trx
+        .updateTable('leads')
+        .set({ state: 'retry-scheduled', state_reason: null, next_due_at: decision.nextDueAt, updated_at: now })
+        .where('id', '=', lead.id)
+        .execute();
+      return;
+    case 'next-contact':
+      await trx
+        .updateTable('leads')
+        .set({
+          state: 'retry-scheduled',
+          state_reason: null,
+          next_due_at: decision.nextDueAt,
+          contact_position: decision.contactPosition,
+          contact_attempts: 0,
+          updated_at: now,
+        })
+        .where('id', '=', lead.id)
+        .execute();
+      return;
+    case 'exhausted':
+      await trx
+        .updateTable('leads')
+        .set({ state: 'reached-max-retries', state_reason: decision.reason, next_due_at: null, updated_at: now })
+        .where('id', '=', lead.id)
+        .execute();
+  }
+}
+
+/** Decides the lead's next state after `attempt` ended with `outcome`. */
+export async function leadAfterOutcome(
+  trx: Trx,
+  attempt: AttemptRow,
+  outcome: AttemptOutcome,
+  campaign: CampaignConfig,
+  endedAt: number,
+  now: number,
+): Promise<RetryDecision | null> {
+  const lead = await loadLead(trx, attempt.lead_id);
+  // A lead moved on already (a duplicate delivery, or an operator's change) is left alone.
+  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return null;
+  const decision = decideAfterAttempt({
+    outcome,
+    retryOn: campaign.retryOn,
+    maxRetries: campaign.maxRetries,
+    retryIntervalSeconds: campaign.retryIntervalSeconds,
+    contactPosition: lead.contact_position,
+    contactCount: await contactCount(trx, lead.id),
+    contactAttempts: lead.contact_attempts,
+    endedAt,
+  });
+  await applyDecision(trx, lead, decision, now);
+  return decision;
+}
+
+/**
+ * A webhook said "success" but the call list later showed a machine answered: the lead
+ * completed by that attempt is decided again as a voicemail, if nothing happened since.
+ */
+export async function reviseCompletedLead(
+  trx: Trx,
+  attempt: AttemptRow,
+  outcome: AttemptOutcome,
+  campaign: CampaignConfig,
+  now: number,
+): Promise<RetryDecision | null> {
+  const lead = await loadLead(trx, attempt.lead_id);
+  if (!lead || lead.state !== 'completed') return null;
+  const last = await trx
+    .selectFrom('attempts')
+    .select('id')
+    .where('lead_id', '=', lead.id)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  if (last?.id !== attempt.id) return null;
+  const decision = decideAfterAttempt({
+    outcome,
+    retryOn: campaign.retryOn,
+    maxRetries: campaign.maxRetries,
+    retryIntervalSeconds: campaign.retryIntervalSeconds,
+    contactPosition: lead.contact_position,
+    contactCount: await contactCount(trx, lead.id),
+    contactAttempts: lead.contact_attempts,
+    endedAt: attempt.ended_at ?? now,
+  });
+  await applyDecision(trx, lead, decision, now);
+  return decision;
+}
+
+/**
+ * Puts a lead back as if the attempt had not happened (429, window closed before
+ * sending, token rejected, settled as never placed): the attempt is not counted.
+ */
+export async function leadBackUncounted(trx: Trx, attempt: AttemptRow, dueAt: number, reason: string | null, now: number): Promise<void> {
+  const lead = await loadLead(trx, attempt.lead_id);
+  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return;
+  const attempts = Math.max(0, lead.contact_attempts - 1);
+  await trx
+    .updateTable('leads')
+    .set({
+      state: attempts > 0 || lead.contact_position > 0 ? 'retry-scheduled' : 'pending',
+      state_reason: reason,
+      contact_attempts: attempts,
+      next_due_at: dueAt,
+      updated_at: now,
+    })
+    .where('id', '=', lead.id)
+    .execute();
+}
+
+/** The service refused the number (400): try the next contact, or the lead is invalid. */
+export async function leadContactInvalid(trx: Trx, attempt: AttemptRow, reason: string, now: number): Promise<void> {
+  const lead = await loadLead(trx, attempt.lead_id);
+  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return;
+  const count = await contactCount(trx, lead.id);
+  if (lead.contact_position + 1 < count) {
+    await trx
+      .updateTable('leads')
+      .set({
+        state: 'retry-scheduled',
+        state_reason: `contact ${lead.contact_position} rejected: ${reason}`,
+        contact_position: lead.contact_position + 1,
+        contact_attempts: 0,
+        next_due_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', lead.id)
+      .execute();
+    return;
+  }
+  await trx
+    .updateTable('leads')
+    .set({ state: 'invalid', state_reason: reason, next_due_at: null, updated_at: now })
+    .where('id', '=', lead.id)
+    .execute();
+}

@@ -1,0 +1,185 @@
+import { DateTime } from 'luxon';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import { recordEvent } from '../store/events.js';
+import type { AttemptRow, Database } from '../store/types.js';
+import { listLiveAttempts, transitionAttempt, unconfirmedAttempts } from './attempts.js';
+import { leadBackUncounted } from './lead-transitions.js';
+import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
+import { normaliseServicePhone } from './phone-match.js';
+import type { CallSummary, EngineClient } from './ports.js';
+
+// Follows live calls through GET /api/user/calls. One listing per assistant per round,
+// not one per call, so the cost does not grow with the number of live calls; the
+// listing stops at the first page that accounts for every attempt it looks for.
+
+export interface PollerOptions {
+  /** Allowance for the service's clock running behind ours when matching created_at. */
+  clockSkewMs: number;
+  /** Grace after the assistant's maximum duration before a call counts as stuck. */
+  stuckGraceMs: number;
+  /** Used when the assistant's max_duration is not known. */
+  defaultMaxDurationSeconds: number;
+  serverTimezone: string;
+  /** How long a webhook-only success waits for a poll to confirm it. */
+  confirmWindowMs: number;
+}
+
+export interface PollerDeps extends OutcomeContext {
+  client: EngineClient;
+  logger: Logger;
+  maxDurationSeconds: (assistantId: number) => number | null;
+}
+
+export interface PollRound {
+  requests: number;
+  matched: number;
+  settled: number;
+  stuck: number;
+}
+
+interface Target {
+  attempt: AttemptRow;
+  matched: boolean;
+}
+
+/** Runs one polling round over every live (and provisionally ended) attempt. */
+export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<PollRound> {
+  const startedAt = deps.now();
+  const round: PollRound = { requests: 0, matched: 0, settled: 0, stuck: 0 };
+  const live = await listLiveAttempts(deps.db);
+  const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs);
+  // Attempts whose make_call is still in flight are left to their answer.
+  const targets = [...live.filter((a) => a.state !== 'dialing'), ...provisional];
+  const byAssistant = new Map<number, Target[]>();
+  for (const attempt of targets) {
+    const list = byAssistant.get(attempt.assistant_id) ?? [];
+    list.push({ attempt, matched: false });
+    byAssistant.set(attempt.assistant_id, list);
+  }
+
+  for (const [assistantId, list] of byAssistant) {
+    const complete = await pollAssistant(deps, opts, assistantId, list, round);
+    if (complete) round.settled += await settleUnmatched(deps, list, startedAt);
+  }
+  round.stuck += await closeStuck(deps, opts, live);
+  return round;
+}
+
+async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId: number, targets: Target[], round: PollRound): Promise<boolean> {
+  const oldest = Math.min(...targets.map((t) => t.attempt.sent_at ?? t.attempt.created_at));
+  const dateFrom = DateTime.fromMillis(oldest - opts.clockSkewMs, { zone: opts.serverTimezone }).toISODate() ?? '1970-01-01';
+  const byPhone = new Map<string, Target[]>();
+  for (const t of targets) {
+    const list = byPhone.get(t.attempt.phone_number) ?? [];
+    list.push(t);
+    byPhone.set(t.attempt.phone_number, list);
+  }
+  const observations: { target: Target; call: CallSummary }[] = [];
+  const boundIds = await boundCallIds(deps.db, targets);
+  try {
+    await deps.client.listCallsSince(assistantId, dateFrom, (calls) => {
+      round.requests++;
+      for (const call of calls) {
+        const candidates = byPhone.get(normaliseServicePhone(call.clientPhoneNumber));
+        if (!candidates) continue;
+        const target = pickTarget(candidates, call, boundIds, opts.clockSkewMs);
+        if (!target) continue;
+        target.matched = true;
+        observations.push({ target, call });
+      }
+      return targets.every((t) => t.matched); // stop paging once all are found
+    });
+  } catch (err) {
+    deps.logger.warn({ err: errText(err), assistantId }, 'polling the call list failed; will retry');
+    return false;
+  }
+  for (const { target, call } of observations) {
+    const result = await observeCall(deps, target.attempt, {
+      callId: call.id,
+      status: call.status,
+      answeredBy: call.answeredBy ?? null,
+      endedAt: null,
+      source: 'poll',
+    });
+    if (result !== 'ignored') round.matched++;
+  }
+  return true;
+}
+
+/**
+ * The call that belongs to an attempt: the same call id when known, else the earliest
+ * call to that number created no earlier than the attempt was sent (less the skew) and
+ * not already bound to another attempt. Rule 3 makes this unique.
+ */
+function pickTarget(candidates: Target[], call: CallSummary, bound: Map<string, number>, skewMs: number): Target | undefined {
+  for (const t of candidates) {
+    if (t.attempt.call_id) {
+      if (t.attempt.call_id === call.id) return t;
+      continue;
+    }
+    const owner = bound.get(call.id);
+    if (owner !== undefined && owner !== t.attempt.id) continue;
+    const sentAt = t.attempt.sent_at ?? t.attempt.created_at;
+    if (call.createdAt !== null && call.createdAt < sentAt - skewMs) continue;
+    return t;
+  }
+  return undefined;
+}
+
+async function boundCallIds(db: Kysely<Database>, targets: Target[]): Promise<Map<string, number>> {
+  const phones = [...new Set(targets.map((t) => t.attempt.phone_number))];
+  if (phones.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('attempts')
+    .select(['id', 'call_id'])
+    .where('phone_number', 'in', phones)
+    .where('call_id', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [String(r.call_id), r.id]));
+}
+
+/** Unknown attempts past their settle deadline with no call in a complete listing: never placed. */
+async function settleUnmatched(deps: PollerDeps, targets: Target[], listedAt: number): Promise<number> {
+  let settled = 0;
+  for (const { attempt, matched } of targets) {
+    if (matched || attempt.state !== 'unknown') continue;
+    if (attempt.settle_deadline === null || attempt.settle_deadline > listedAt) continue;
+    const now = deps.now();
+    const done = await deps.db.transaction().execute(async (trx) => {
+      const moved = await transitionAttempt(trx, attempt.id, ['unknown'], 'never-placed', {
+        outcome: 'never-placed',
+        outcome_source: 'settle',
+        counted: 0,
+        ended_at: now,
+        settle_deadline: null,
+      });
+      if (moved) await leadBackUncounted(trx, attempt, now, 'previous attempt was never placed', now);
+      return moved;
+    });
+    if (done) {
+      settled++;
+      await recordEvent(deps.db, { at: now, campaignId: attempt.campaign_id, leadId: attempt.lead_id, attemptId: attempt.id, kind: 'settled-never-placed' });
+      deps.logger.info({ attempt: attempt.id }, 'unknown attempt settled as never placed');
+      deps.onSlotFreed(attempt.campaign_id);
+    }
+  }
+  return settled;
+}
+
+async function closeStuck(deps: PollerDeps, opts: PollerOptions, live: AttemptRow[]): Promise<number> {
+  const now = deps.now();
+  let closed = 0;
+  for (const attempt of live) {
+    if (attempt.state !== 'placed') continue;
+    const max = deps.maxDurationSeconds(attempt.assistant_id) ?? opts.defaultMaxDurationSeconds;
+    const limit = (attempt.sent_at ?? attempt.created_at) + max * 1000 + opts.stuckGraceMs;
+    if (now < limit) continue;
+    if (await closeStuckAttempt(deps, attempt, `still in progress after ${max} s + grace`)) closed++;
+  }
+  return closed;
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
