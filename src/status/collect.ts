@@ -1,0 +1,216 @@
+import { DateTime, IANAZone } from 'luxon';
+import type { Kysely, Transaction } from 'kysely';
+import type { CampaignConfig } from '../config/types.js';
+import { formatLocal } from '../time/duration-format.js';
+import { isOpen, nextClosing, nextOpening, windowFromCampaign } from '../time/window.js';
+import { LIVE_ATTEMPT_STATES, type CampaignRow, type Database, type DaemonRow } from '../store/types.js';
+import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
+
+/** A daemon whose heartbeat is older than this is taken for dead. */
+export const HEARTBEAT_STALE_MS = 10_000;
+const HOUR_MS = 3_600_000;
+/**
+ * Attempts that finished a lead in the last hour were created at most this long ago: a
+ * call lasts minutes and an unknown attempt settles within minutes. Bounding the join
+ * by creation time keeps the pace query on the (campaign_id, created_at) index.
+ */
+const PACE_LOOKBACK_MS = 3 * HOUR_MS;
+
+export interface CollectOptions {
+  now: number;
+  /** Only this campaign (the caller checks that it exists). */
+  campaign?: string;
+  /** This campaignd's version, shown when no daemon has run yet. */
+  version: string;
+  /** Whether a process with this pid exists on this host. */
+  isPidAlive: (pid: number) => boolean;
+  /** This host's name: the pid is checked only when the daemon row was written here. */
+  hostname?: string;
+}
+
+/** Thrown when `campaign` names no campaign in the database. */
+export class UnknownCampaignError extends Error {
+  constructor(
+    readonly campaign: string,
+    readonly known: string[],
+  ) {
+    super(`no campaign named "${campaign}" in the database${known.length ? ` (known: ${known.join(', ')})` : ' (it has no campaigns yet)'}`);
+    this.name = 'UnknownCampaignError';
+  }
+}
+
+/** Reads everything `campaignd status` shows, in one read transaction (a consistent snapshot). */
+export async function collectStatus(db: Kysely<Database>, opts: CollectOptions): Promise<StatusReport> {
+  return db.transaction().execute(async (trx) => {
+    const daemon = await collectDaemon(trx, opts);
+    let rows = await trx.selectFrom('campaigns').selectAll().orderBy('name').execute();
+    if (opts.campaign !== undefined) {
+      const wanted = rows.filter((r) => r.name === opts.campaign);
+      if (wanted.length === 0) throw new UnknownCampaignError(opts.campaign, rows.map((r) => r.name));
+      rows = wanted;
+    }
+    const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
+    const [leadCounts, attemptTotals, live] = await Promise.all([countLeads(trx, only), countAttempts(trx, only), countLive(trx, only)]);
+    const campaigns: CampaignStatus[] = [];
+    for (const row of rows) {
+      campaigns.push(await collectCampaign(trx, row, opts.now, leadCounts.get(row.id) ?? emptyCounts(), attemptTotals.get(row.id) ?? 0, live.get(row.id) ?? 0));
+    }
+    return { daemon, campaigns };
+  });
+}
+
+async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): Promise<DaemonStatus> {
+  // The freshest heartbeat is the daemon that matters; older rows are past runs.
+  const row: DaemonRow | undefined = await trx.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').limit(1).executeTakeFirst();
+  if (!row) {
+    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [] };
+  }
+  const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
+  const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
+  const running = fresh && row.stopped_at === null && (!sameHost || opts.isPidAlive(row.pid));
+  return {
+    running,
+    pid: row.pid,
+    version: row.version,
+    // A stopped daemon's last API state is history, not a fact about now.
+    api: running ? row.api_status : 'unknown',
+    api_detail: running ? row.api_detail : `daemon not running; last known API state: ${row.api_status}${row.api_detail ? ` (${row.api_detail})` : ''}`,
+    hostname: row.hostname,
+    started_at: isoUtc(row.started_at),
+    heartbeat_at: isoUtc(row.heartbeat_at),
+    stopped_at: row.stopped_at === null ? null : isoUtc(row.stopped_at),
+    problems: parseProblems(row.problems_json),
+  };
+}
+
+async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, leads: LeadCounts, attemptsTotal: number, liveCalls: number): Promise<CampaignStatus> {
+  const config = parseCampaignConfig(row.config_json);
+  const stored = row.timezone ?? config?.timezone ?? null;
+  // A zone this luxon does not know would make every local-time computation throw.
+  const zone = stored !== null && IANAZone.isValidZone(stored) ? stored : null;
+  const zoneProblem = stored !== null && zone === null ? `unknown time zone "${stored}"` : null;
+  const window = windowStatus(config, zone, now);
+  const midnight = DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
+  const today = await countSince(trx, row.id, midnight);
+  const completionsLastHour = await countCompletions(trx, row.id, now);
+  const left = leads.pending + leads.calling + leads.retry_scheduled;
+  const finished = leads.completed + leads.reached_max_retries;
+  const estimate = row.state === 'running' && left > 0 && completionsLastHour > 0 ? now + Math.round((left / completionsLastHour) * HOUR_MS) : null;
+  return {
+    name: row.name,
+    state: row.state,
+    window,
+    live_calls: liveCalls,
+    max_calls_in_parallel: row.max_calls_in_parallel,
+    leads,
+    attempts: { total: attemptsTotal, today },
+    problem: row.problem ?? zoneProblem ?? (config ? null : 'stored campaign settings are unreadable: restart the daemon to store them again'),
+    success_rate: finished > 0 ? Math.round((leads.completed / finished) * 10_000) / 10_000 : null,
+    estimated_finish_at: estimate === null ? null : formatLocal(estimate, zone ?? 'UTC'),
+    completions_last_hour: completionsLastHour,
+  };
+}
+
+function windowStatus(config: CampaignConfig | undefined, zone: string | null, now: number): WindowStatus {
+  if (!config || zone === null) return { open: null, next_open_at: null, closes_at: null, timezone: zone };
+  const spec = windowFromCampaign(config, zone);
+  if (isOpen(spec, now)) {
+    const closes = nextClosing(spec, now);
+    return { open: true, next_open_at: null, closes_at: closes === null ? null : formatLocal(closes, zone), timezone: zone };
+  }
+  const next = nextOpening(spec, now);
+  return { open: false, next_open_at: next === null ? null : formatLocal(next, zone), closes_at: null, timezone: zone };
+}
+
+/** Lead counts per campaign and state: one GROUP BY over the (campaign_id, state) index. */
+async function countLeads(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, LeadCounts>> {
+  let query = trx.selectFrom('leads').select(['campaign_id', 'state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['campaign_id', 'state']);
+  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
+  const out = new Map<number, LeadCounts>();
+  for (const r of await query.execute()) {
+    const counts = out.get(r.campaign_id) ?? emptyCounts();
+    const n = Number(r.n);
+    counts.total += n;
+    switch (r.state) {
+      case 'pending': counts.pending += n; break;
+      case 'calling': counts.calling += n; break;
+      case 'retry-scheduled': counts.retry_scheduled += n; break;
+      case 'completed': counts.completed += n; break;
+      case 'reached-max-retries': counts.reached_max_retries += n; break;
+      case 'invalid': counts.invalid += n; break;
+      case 'suppressed': counts.suppressed += n; break;
+    }
+    out.set(r.campaign_id, counts);
+  }
+  return out;
+}
+
+async function countAttempts(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, number>> {
+  let query = trx.selectFrom('attempts').select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('campaign_id');
+  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
+  return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
+}
+
+/** Live calls per campaign, through the partial index on live attempts (same IN list). */
+async function countLive(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, number>> {
+  let query = trx
+    .selectFrom('attempts')
+    .where('state', 'in', [...LIVE_ATTEMPT_STATES])
+    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('campaign_id');
+  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
+  return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
+}
+
+async function countSince(trx: Transaction<Database>, campaignId: number, since: number): Promise<number> {
+  const r = await trx
+    .selectFrom('attempts')
+    .where('campaign_id', '=', campaignId)
+    .where('created_at', '>=', since)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+/** Leads that reached completed / reached-max-retries in the last hour (through their recent attempts). */
+async function countCompletions(trx: Transaction<Database>, campaignId: number, now: number): Promise<number> {
+  const r = await trx
+    .selectFrom('attempts as a')
+    .innerJoin('leads as l', 'l.id', 'a.lead_id')
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.created_at', '>=', now - PACE_LOOKBACK_MS)
+    .where('l.state', 'in', ['completed', 'reached-max-retries'])
+    .where('l.updated_at', '>=', now - HOUR_MS)
+    .select((eb) => eb.fn.count<number>('a.lead_id').distinct().as('n'))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+function emptyCounts(): LeadCounts {
+  return { total: 0, pending: 0, calling: 0, retry_scheduled: 0, completed: 0, reached_max_retries: 0, invalid: 0, suppressed: 0 };
+}
+
+/** The normalised campaign stored by the daemon, or undefined when it cannot be used. */
+function parseCampaignConfig(json: string): CampaignConfig | undefined {
+  try {
+    const value = JSON.parse(json) as Partial<CampaignConfig> | null;
+    if (!value || !Array.isArray(value.allowedDays) || typeof value.allowedHoursStart !== 'number' || typeof value.allowedHoursEnd !== 'number') return undefined;
+    return { ...value, blackoutDates: Array.isArray(value.blackoutDates) ? value.blackoutDates : [] } as CampaignConfig;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseProblems(json: string | null): unknown[] {
+  if (!json) return [];
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value : [value];
+  } catch {
+    return [json];
+  }
+}
+
+function isoUtc(ms: number): string {
+  return new Date(ms).toISOString();
+}

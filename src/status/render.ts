@@ -1,0 +1,119 @@
+import { DateTime } from 'luxon';
+import { formatIn } from '../time/duration-format.js';
+import { statusProblems } from './problems.js';
+import type { CampaignStatus, StatusReport } from './types.js';
+
+export interface RenderOptions {
+  /** The instant the report was taken, for "in 3 h 12 min". */
+  now: number;
+  /** ANSI colours (a terminal that wants them). */
+  color: boolean;
+}
+
+type Paint = (code: string, text: string) => string;
+
+const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH'] as const;
+/** Columns whose cells are right-aligned numbers. */
+const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'TOTAL', 'TODAY', 'SUCCESS']);
+
+/** The human form of `campaignd status`: a header line, one table row per campaign, then problems. */
+export function renderStatus(report: StatusReport, options: RenderOptions): string {
+  const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+  const lines = [daemonLine(report, options.now, paint), ''];
+  if (report.campaigns.length === 0) {
+    lines.push('no campaigns in the database yet: start "campaignd run" or "campaignd leads import"');
+  } else {
+    const rows = report.campaigns.map((c) => campaignCells(c, options.now));
+    const widths = COLUMNS.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+    const layout = (cells: readonly string[]): string[] => cells.map((cell, i) => (NUMERIC.has(COLUMNS[i] ?? '') ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)));
+    lines.push(paint('1', layout(COLUMNS).join('  ').trimEnd()));
+    report.campaigns.forEach((c, i) => {
+      const cells = layout(rows[i] ?? []);
+      cells[1] = paint(stateColour(c), cells[1] ?? '');
+      if (c.window.open !== null) cells[2] = paint(c.window.open ? '32' : '2', cells[2] ?? '');
+      lines.push(cells.join('  ').trimEnd());
+    });
+  }
+  const problems = statusProblems(report);
+  if (problems.length) {
+    lines.push('');
+    for (const p of problems) lines.push(paint('31', `! ${p}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function daemonLine(report: StatusReport, now: number, paint: Paint): string {
+  const d = report.daemon;
+  const parts: string[] = [];
+  if (d.running) {
+    parts.push(`${paint('32', 'daemon running')} (pid ${d.pid}${d.hostname ? ` on ${d.hostname}` : ''}, v${d.version})`);
+    const api = d.api === 'ok' ? paint('32', 'API ok') : paint('31', `API ${d.api}${d.api_detail ? `: ${d.api_detail}` : ''}`);
+    parts.push(api);
+    if (d.heartbeat_at) parts.push(`heartbeat ${ago(now - Date.parse(d.heartbeat_at))}`);
+  } else if (d.heartbeat_at) {
+    parts.push(`${paint('33', 'daemon not running')} (last seen ${ago(now - Date.parse(d.heartbeat_at))}, pid ${d.pid}${d.hostname ? ` on ${d.hostname}` : ''}, v${d.version})`);
+  } else {
+    parts.push(`${paint('33', 'daemon not running')} (never started on this database; campaignd v${d.version})`);
+  }
+  return parts.join(' · ');
+}
+
+function campaignCells(c: CampaignStatus, now: number): string[] {
+  return [
+    c.name,
+    c.problem ? `${c.state} (!)` : c.state,
+    windowCell(c, now),
+    `${c.live_calls}/${c.max_calls_in_parallel}`,
+    String(c.leads.pending),
+    String(c.leads.calling),
+    String(c.leads.retry_scheduled),
+    String(c.leads.completed),
+    String(c.leads.reached_max_retries),
+    String(c.leads.invalid),
+    String(c.leads.suppressed),
+    String(c.leads.total),
+    String(c.attempts.today),
+    c.success_rate === null ? '-' : `${Math.round(c.success_rate * 100)}%`,
+    finishCell(c, now),
+  ];
+}
+
+function windowCell(c: CampaignStatus, now: number): string {
+  const w = c.window;
+  if (w.open === null) return 'unknown (zone not resolved yet)';
+  const zone = w.timezone ?? 'UTC';
+  if (w.open) return w.closes_at ? `open until ${localTime(w.closes_at, now)} ${zone}` : `open (${zone})`;
+  if (!w.next_open_at) return 'closed, no opening ahead';
+  const at = Date.parse(w.next_open_at);
+  return `closed, opens ${localTime(w.next_open_at, now)} ${zone} (${formatIn(at - now)})`;
+}
+
+function finishCell(c: CampaignStatus, now: number): string {
+  if (c.state === 'completed') return 'done';
+  if (!c.estimated_finish_at) return c.leads.pending + c.leads.calling + c.leads.retry_scheduled === 0 ? 'done' : '-';
+  const at = Date.parse(c.estimated_finish_at);
+  return `~${localTime(c.estimated_finish_at, now)} (${formatIn(at - now)})`;
+}
+
+/** "Mon 09:00", or "Mon 23 Nov 09:00" when more than six days away, in the instant's own offset. */
+function localTime(iso: string, now: number): string {
+  const dt = DateTime.fromISO(iso, { setZone: true });
+  if (!dt.isValid) return iso;
+  return dt.toMillis() - now > 6 * 86_400_000 ? dt.toFormat('ccc d LLL HH:mm') : dt.toFormat('ccc HH:mm');
+}
+
+function ago(ms: number): string {
+  if (!Number.isFinite(ms)) return 'at an unknown time';
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+function stateColour(c: CampaignStatus): string {
+  if (c.problem) return '31';
+  if (c.state === 'running') return '32';
+  if (c.state === 'completed') return '36';
+  return '33';
+}

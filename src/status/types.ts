@@ -1,0 +1,67 @@
+import type { ApiStatus, CampaignState } from '../store/types.js';
+
+// The document `campaignd status --json` prints. Keys are snake_case and stable: scripts
+// and monitoring read them (product.md section 7 lists the required ones; the rest are
+// additions). Instants are ISO-8601 strings: in the campaign's zone for campaign facts,
+// UTC for daemon facts.
+
+export interface DaemonStatus {
+  /** A daemon row with a heartbeat in the last 10 s, not stopped, and (on this host) a live pid. */
+  running: boolean;
+  pid: number | null;
+  /** The daemon's version when one has run, else this campaignd's. */
+  version: string;
+  /** Token/API state while running; 'unknown' when no daemon runs. */
+  api: ApiStatus;
+  api_detail: string | null;
+  hostname: string | null;
+  started_at: string | null;
+  heartbeat_at: string | null;
+  stopped_at: string | null;
+  /** Problems of the daemon's last config load (broken campaign files…). */
+  problems: unknown[];
+}
+
+export interface LeadCounts {
+  total: number;
+  pending: number;
+  calling: number;
+  retry_scheduled: number;
+  completed: number;
+  reached_max_retries: number;
+  invalid: number;
+  suppressed: number;
+}
+
+export interface WindowStatus {
+  /** Null when the campaign's zone is not known yet (it comes from the assistant). */
+  open: boolean | null;
+  /** The next opening when closed; null when open or never. */
+  next_open_at: string | null;
+  /** When an open window closes; null when closed. */
+  closes_at: string | null;
+  timezone: string | null;
+}
+
+export interface CampaignStatus {
+  name: string;
+  state: CampaignState;
+  window: WindowStatus;
+  live_calls: number;
+  max_calls_in_parallel: number;
+  leads: LeadCounts;
+  attempts: { total: number; today: number };
+  /** What stops this campaign (bad file, unknown assistant…), null when fine. */
+  problem: string | null;
+  /** completed / (completed + reached_max_retries); null before any lead is finished. */
+  success_rate: number | null;
+  /** When the active leads are done at the pace of the last hour; null when idle or done. */
+  estimated_finish_at: string | null;
+  /** Leads finished in the last hour (the pace behind the estimate). */
+  completions_last_hour: number;
+}
+
+export interface StatusReport {
+  daemon: DaemonStatus;
+  campaigns: CampaignStatus[];
+}

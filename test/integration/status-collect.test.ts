@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { collectStatus, UnknownCampaignError } from '../../src/status/collect.js';
+import { statusProblems } from '../../src/status/problems.js';
+import { campaignConfig, createStore, insertAttempt, insertCampaign, insertLeads, makeTempConfig, upsertDaemon } from './status-fixture.js';
+
+// Sunday 2026-11-22 09:00 in Berlin: the Mon–Fri window is closed until Monday 09:00.
+const NOW = Date.UTC(2026, 10, 22, 8, 0, 0);
+const MIN = 60_000;
+const DAY = 86_400_000;
+
+let tmp: ReturnType<typeof makeTempConfig>;
+let store: DatabaseHandle;
+
+beforeEach(async () => {
+  tmp = makeTempConfig();
+  store = await createStore(tmp.dbPath);
+  const db = store.db;
+  const spring = await insertCampaign(db, campaignConfig('spring-renewals'));
+  await insertLeads(db, spring, 'pending', 7);
+  const [calling] = await insertLeads(db, spring, 'calling', 1);
+  const retry = await insertLeads(db, spring, 'retry-scheduled', 2);
+  const recent = await insertLeads(db, spring, 'completed', 2, NOW - 20 * MIN);
+  const [old] = await insertLeads(db, spring, 'completed', 1, NOW - 2 * DAY);
+  const [maxed] = await insertLeads(db, spring, 'reached-max-retries', 1, NOW - 3 * DAY);
+  await insertLeads(db, spring, 'invalid', 1);
+  await insertLeads(db, spring, 'suppressed', 1);
+  for (const id of recent) await insertAttempt(db, { campaignId: spring, leadId: id, state: 'ended', createdAt: NOW - 30 * MIN });
+  await insertAttempt(db, { campaignId: spring, leadId: old!, state: 'ended', createdAt: NOW - 2 * DAY });
+  await insertAttempt(db, { campaignId: spring, leadId: calling!, state: 'placed', createdAt: NOW - 5 * MIN });
+  // 23:30 Berlin on Saturday: yesterday in the campaign's zone, though the same UTC day
+  for (const id of retry) await insertAttempt(db, { campaignId: spring, leadId: id, state: 'ended', createdAt: Date.UTC(2026, 10, 21, 22, 30) });
+  for (let i = 0; i < 3; i++) await insertAttempt(db, { campaignId: spring, leadId: maxed!, state: 'ended', createdAt: NOW - 3 * DAY + i * MIN });
+
+  await insertCampaign(db, campaignConfig('night-shift', { timezone: 'America/New_York', allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0 }), { state: 'paused' });
+  await insertCampaign(db, campaignConfig('broken', { timezone: undefined }), { timezone: null, problem: 'assistant 99 does not exist on the service' });
+});
+
+afterEach(async () => {
+  await store.close();
+  tmp.cleanup();
+});
+
+const opts = { now: NOW, version: '9.9.9', isPidAlive: () => true, hostname: 'testhost' };
+
+describe('collectStatus', () => {
+  it('reports the section 7 keys with counts, window, live calls, today, pace', async () => {
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 2000 });
+    const report = await collectStatus(store.db, opts);
+    expect(report.campaigns.map((c) => c.name)).toEqual(['broken', 'night-shift', 'spring-renewals']);
+    const spring = report.campaigns[2];
+    expect(spring).toEqual({
+      name: 'spring-renewals',
+      state: 'running',
+      window: { open: false, next_open_at: '2026-11-23T09:00:00+01:00', closes_at: null, timezone: 'Europe/Berlin' },
+      live_calls: 1,
+      max_calls_in_parallel: 5,
+      leads: { total: 16, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1 },
+      attempts: { total: 9, today: 3 },
+      problem: null,
+      success_rate: 0.75,
+      // 10 active leads at 2 per hour: five hours from 09:00 Berlin
+      estimated_finish_at: '2026-11-22T14:00:00+01:00',
+      completions_last_hour: 2,
+    });
+    expect(report.daemon).toMatchObject({ running: true, pid: 4321, version: '0.1.0', api: 'ok', hostname: 'testhost', heartbeat_at: '2026-11-22T07:59:58.000Z', problems: [] });
+  });
+
+  it('shows an open whole-day window, a paused campaign without an estimate, and a campaign whose zone is unknown', async () => {
+    const report = await collectStatus(store.db, opts);
+    const night = report.campaigns.find((c) => c.name === 'night-shift');
+    expect(night?.window).toMatchObject({ open: true, next_open_at: null, timezone: 'America/New_York' });
+    expect(night?.state).toBe('paused');
+    expect(night?.estimated_finish_at).toBeNull();
+    expect(night?.success_rate).toBeNull();
+    expect(night?.leads.total).toBe(0);
+    const broken = report.campaigns.find((c) => c.name === 'broken');
+    expect(broken?.window).toEqual({ open: null, next_open_at: null, closes_at: null, timezone: null });
+    expect(broken?.problem).toBe('assistant 99 does not exist on the service');
+    expect(statusProblems(report)).toEqual(['broken: assistant 99 does not exist on the service']);
+  });
+
+  it('reports an open window with its closing time', async () => {
+    const monday10 = Date.UTC(2026, 10, 23, 9, 0, 0);
+    const report = await collectStatus(store.db, { ...opts, now: monday10, campaign: 'spring-renewals' });
+    expect(report.campaigns).toHaveLength(1);
+    expect(report.campaigns[0]?.window).toEqual({ open: true, next_open_at: null, closes_at: '2026-11-23T18:00:00+01:00', timezone: 'Europe/Berlin' });
+    // a new local day: nothing today yet
+    expect(report.campaigns[0]?.attempts.today).toBe(0);
+  });
+
+  it('says no daemon has run when there is no daemon row', async () => {
+    const report = await collectStatus(store.db, opts);
+    expect(report.daemon).toMatchObject({ running: false, pid: null, version: '9.9.9', api: 'unknown', heartbeat_at: null });
+  });
+
+  it('takes a stale heartbeat, a stopped daemon or a dead pid on this host for not running', async () => {
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 10_001 });
+    expect((await collectStatus(store.db, opts)).daemon.running).toBe(false);
+
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 1000, stoppedAt: NOW - 500 });
+    expect((await collectStatus(store.db, opts)).daemon.running).toBe(false);
+
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 1000, api: 'token-rejected' });
+    const dead = await collectStatus(store.db, { ...opts, isPidAlive: (pid) => pid !== 4321 });
+    expect(dead.daemon.running).toBe(false);
+    // the last known API state is history once the daemon is gone
+    expect(dead.daemon.api).toBe('unknown');
+    expect(dead.daemon.api_detail).toMatch(/last known API state: token-rejected/);
+
+    // a pid on another host cannot be checked from here: the heartbeat decides
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'otherhost', heartbeatAt: NOW - 1000 });
+    expect((await collectStatus(store.db, { ...opts, isPidAlive: () => false })).daemon.running).toBe(true);
+  });
+
+  it('flags a rejected token and broken campaign files of a running daemon as problems', async () => {
+    await upsertDaemon(store.db, {
+      instance: 'a',
+      pid: 4321,
+      hostname: 'testhost',
+      heartbeatAt: NOW - 1000,
+      api: 'token-rejected',
+      apiDetail: 'HTTP 401',
+      problems: [
+        { file: '/etc/campaignd/campaigns/x.yaml', line: 3, field: 'allowed_days[0]', message: '"funday" is not a day name', severity: 'error' },
+        { file: '/etc/campaignd/campaigns/y.yaml', message: 'unused column', severity: 'warning' },
+      ],
+    });
+    const report = await collectStatus(store.db, { ...opts, campaign: 'spring-renewals' });
+    expect(report.daemon.api).toBe('token-rejected');
+    const problems = statusProblems(report);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/API token rejected by the service \(HTTP 401\)/);
+    expect(problems[1]).toBe('/etc/campaignd/campaigns/x.yaml:3 allowed_days[0]: "funday" is not a day name');
+  });
+
+  it('throws UnknownCampaignError naming the known campaigns', async () => {
+    const err = await collectStatus(store.db, { ...opts, campaign: 'nope' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnknownCampaignError);
+    expect((err as Error).message).toBe('no campaign named "nope" in the database (known: broken, night-shift, spring-renewals)');
+  });
+});
