@@ -43,8 +43,8 @@ export interface OffsetSegment {
 export class ZoneTimeline {
   private readonly zone: IANAZone;
   /** Segment starts, ascending; segment i holds offsets[i] on [starts[i], starts[i+1]). */
-  private starts: number[] = [];
-  private offsets: number[] = [];
+  private readonly starts: number[] = [];
+  private readonly offsets: number[] = [];
   /** Covered range is [lo, hi]; the last segment is known to extend at least to hi. */
   private lo = 0;
   private hi = 0;
@@ -58,7 +58,9 @@ export class ZoneTimeline {
 
   /** Offset (ms to add to UTC to get local wall-clock time) at instant `at`. */
   offsetAt(at: number): number {
-    return this.offsets[this.indexOf(at)] as number;
+    // Index first: indexOf may rebuild the arrays.
+    const i = this.indexOf(at);
+    return this.offsets[i] as number;
   }
 
   /** The constant-offset segment containing `at`, with the instant it ends. */
@@ -99,8 +101,10 @@ export class ZoneTimeline {
 
   private reset(at: number): void {
     const lo = Math.floor((at - CHUNK_MS) / 1000) * 1000;
-    this.starts = [lo];
-    this.offsets = [this.raw(lo)];
+    this.starts.length = 0;
+    this.offsets.length = 0;
+    this.starts.push(lo);
+    this.offsets.push(this.raw(lo));
     this.lo = lo;
     this.hi = lo;
     this.lastIdx = 0;
