@@ -37,7 +37,7 @@ export interface LoggerOptions {
 /** Creates the root logger; every component receives a child of it, never a global. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  const base = { redact: { paths: REDACT_PATHS, censor: '[redacted]' }, level };
+  const redactBase = { redact: { paths: REDACT_PATHS, censor: '[redacted]' }, level };
   const scrub = options.secrets;
   const hooks = scrub
     ? {
@@ -48,10 +48,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         },
       }
     : undefined;
+  // pino fails on `hooks: undefined`, so the key is only present when there are hooks.
+  const base = hooks ? { ...redactBase, hooks } : redactBase;
   if (options.pretty && !options.destination) {
-    return pino({ ...base, hooks, transport: { target: 'pino-pretty', options: { colorize: true } } });
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
-  return pino({ ...base, hooks }, options.destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(base, options.destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** A logger that drops everything, for tests that do not look at logs. */
