@@ -1,6 +1,134 @@
-import { CliError, type CliIo } from './io.js';
+// `campaignd validate [--config FILE] [--online] [--json]`: every problem of the daemon file,
+// the campaign files, the lead files and the do-not-call list, in one run. Offline by default.
+// Exit 0: no error (warnings allowed); 1: errors; 2: the config cannot be read at all.
+import { parseArgs } from 'node:util';
+import { checkLeadFile, checkSuppressionFile, type LeadFileSummary } from '../config/check-data-files.js';
+import { formatProblems, summarizeProblems } from '../config/format.js';
+import { ConfigUnreadableError, loadConfig } from '../config/load.js';
+import { checkOnline, type OutboundAssistantLister } from '../config/online-check.js';
+import { hasErrors } from '../config/problems.js';
+import { readToken } from '../config/token.js';
+import type { ConfigProblem, LoadedConfig } from '../config/types.js';
+import { resolveConfigPath } from './config-path.js';
+import { EXIT, type CliIo } from './io.js';
 
-// Placeholder until this command is built; it fails loudly rather than pretending.
-export async function validateCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new CliError('"validate" is not implemented yet', 1);
+const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--json]
+
+Checks the daemon config, every campaign file, every lead file and the do-not-call list,
+and prints every problem with its file, line and field. Works offline.
+
+Options:
+  --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
+  --online       also check the API token and that each campaign's assistant exists and is outbound
+  --json         print one JSON document instead of text
+  -h, --help     this help
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 the config cannot be read.
+`;
+
+/** Builds the service port for --online; replaced in tests. */
+export type ServiceFactory = (loaded: LoadedConfig, token: string) => Promise<OutboundAssistantLister & { close?: () => Promise<void> }>;
+
+/** The `validate` command. */
+export async function validateCommand(args: string[], io: CliIo, serviceFactory: ServiceFactory = defaultServiceFactory): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: 'string', short: 'c' }, online: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const configPath = resolveConfigPath(values.config, io);
+  let loaded: LoadedConfig;
+  try {
+    loaded = await loadConfig(configPath, io.env, { cwd: io.cwd });
+  } catch (err) {
+    if (!(err instanceof ConfigUnreadableError)) throw err;
+    if (values.json) io.stdout.write(`${JSON.stringify({ ok: false, config: configPath, readable: false, problems: err.problems }, null, 2)}\n`);
+    else io.stderr.write(`${formatProblems(err.problems, { cwd: io.cwd })}\ncampaignd validate: the config cannot be read\n`);
+    return EXIT.usage;
+  }
+
+  const problems: ConfigProblem[] = [...loaded.problems];
+  const broken = new Map(loaded.brokenCampaigns.map((b) => [b.file, b.name]));
+  const leadFiles: LeadFileSummary[] = [];
+  for (const campaign of loaded.campaigns) {
+    const { problems: leadProblems, summary } = await checkLeadFile(campaign);
+    problems.push(...leadProblems);
+    if (summary) leadFiles.push(summary);
+    if (hasErrors(leadProblems)) broken.set(campaign.file, campaign.name);
+  }
+  problems.push(...(await checkSuppressionFile(loaded.daemon)));
+  problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
+
+  const summary = summarizeProblems(problems);
+  const campaigns = [
+    ...loaded.campaigns.map((c) => ({ name: c.name, file: c.file, ok: !broken.has(c.file) })),
+    ...loaded.brokenCampaigns.map((b) => ({ name: b.name, file: b.file, ok: false })),
+  ].sort((a, b) => a.file.localeCompare(b.file));
+  if (values.json) {
+    const document = { ok: summary.errors === 0, config: loaded.daemon.file, online: values.online === true, errors: summary.errors, warnings: summary.warnings, campaigns, lead_files: leadFiles, problems };
+    io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else {
+    if (problems.length > 0) io.stdout.write(`${formatProblems(problems, { cwd: io.cwd })}\n`);
+    const good = campaigns.filter((c) => c.ok).map((c) => c.name);
+    const bad = campaigns.filter((c) => !c.ok).map((c) => c.name);
+    const parts = [`${summary.text}`, `${good.length} campaign${good.length === 1 ? '' : 's'} ok${good.length ? ` (${good.join(', ')})` : ''}`];
+    if (bad.length) parts.push(`${bad.length} broken (${bad.join(', ')})`);
+    if (values.online !== true) parts.push('offline');
+    io.stdout.write(`campaignd validate: ${parts.join('; ')}\n`);
+  }
+  return summary.errors === 0 ? EXIT.ok : EXIT.problems;
 }
+
+// Token and webhook secret: missing ones are warnings offline (the daemon starts and says
+// so), the token is an error when --online was asked for.
+async function environmentProblems(loaded: LoadedConfig, env: CliIo['env'], online: boolean, serviceFactory: ServiceFactory): Promise<ConfigProblem[]> {
+  const daemon = loaded.daemon;
+  const problems: ConfigProblem[] = [];
+  const { token, problem } = await readToken(daemon, env);
+  if (problem) {
+    const p: ConfigProblem = { file: daemon.file, message: problem, severity: online ? 'error' : 'warning' };
+    if (daemon.api.tokenFile) p.field = 'api.token_file';
+    if (!online) p.hint = 'the daemon starts without a token but places no calls until it has one';
+    problems.push(p);
+  }
+  if (!env[daemon.webhook.secretEnv]) {
+    problems.push({
+      file: daemon.file,
+      field: 'webhook.secret_env',
+      message: `$${daemon.webhook.secretEnv} is not set, so post-call webhooks will be refused`,
+      hint: 'set it to a long random value to receive webhooks; outcomes are still learned by polling',
+      severity: 'warning',
+    });
+  }
+  if (online && token && daemon.api.baseUrl) {
+    const service = await serviceFactory(loaded, token);
+    try {
+      problems.push(...(await checkOnline(loaded, service)));
+    } finally {
+      await service.close?.();
+    }
+  }
+  return problems;
+}
+
+// The CLI is a composition root: the real clock and a silent logger are chosen here.
+const defaultServiceFactory: ServiceFactory = async (loaded, token) => {
+  const [{ createServiceClient }, { systemClock }, { silentLogger }] = await Promise.all([
+    import('../service/client.js'),
+    import('../time/clock.js'),
+    import('../log/logger.js'),
+  ]);
+  return createServiceClient({
+    baseUrl: loaded.daemon.api.baseUrl,
+    getToken: () => token,
+    clock: systemClock,
+    logger: silentLogger(),
+    serverTimezone: loaded.daemon.api.serverTimezone,
+    rateLimit: loaded.daemon.api.rateLimit,
+  });
+};

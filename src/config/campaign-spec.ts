@@ -34,7 +34,7 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: 'Europe/Berlin',
   },
   allowed_days: {
-    spec: { kind: 'list', item: { kind: 'enum', values: WEEKDAY_NAMES, aliases: DAY_ALIASES }, minItems: 1 },
+    spec: { kind: 'list', item: { kind: 'enum', values: WEEKDAY_NAMES, aliases: DAY_ALIASES, noun: 'day name' }, minItems: 1 },
     required: true,
     description: 'Days on which calls may be placed (monday … sunday; mon … sun also accepted).',
     example: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
@@ -76,7 +76,7 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: true,
   },
   retry_on: {
-    spec: { kind: 'list', item: { kind: 'enum', values: RETRYABLE_CLASSES } },
+    spec: { kind: 'list', item: { kind: 'enum', values: RETRYABLE_CLASSES, noun: 'retryable outcome' } },
     default: [...RETRYABLE_CLASSES],
     description: 'Outcome classes that are retried; others are final. An empty list retries nothing.',
     example: ['busy', 'no-answer'],
@@ -99,7 +99,7 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: { start: '08:00:00', end: '21:00:00' },
   },
   status: {
-    spec: { kind: 'enum', values: ['running', 'paused'] },
+    spec: { kind: 'enum', values: ['running', 'paused'], noun: 'campaign status' },
     default: 'running',
     description: 'Initial state when the campaign is first seen: running or paused.',
     example: 'running',

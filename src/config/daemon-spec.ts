@@ -52,7 +52,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   suppression_file: { spec: { kind: 'path' }, description: 'Optional do-not-call list, one E.164 number a line.', example: './dnc.txt' },
   unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
   log: {
-    spec: { kind: 'object', fields: { level: { spec: { kind: 'enum', values: LOG_LEVELS }, default: 'info', description: 'Log level; env CAMPAIGND_LOG_LEVEL overrides.', example: 'info' } } },
+    spec: { kind: 'object', fields: { level: { spec: { kind: 'enum', values: LOG_LEVELS, noun: 'log level' }, default: 'info', description: 'Log level; env CAMPAIGND_LOG_LEVEL overrides.', example: 'info' } } },
     default: {},
     description: 'Logging.',
   },

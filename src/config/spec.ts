@@ -11,7 +11,7 @@ export type Spec =
   | { kind: 'integer'; min?: number; max?: number }
   | { kind: 'boolean' }
   | { kind: 'string'; pattern?: RegExp; patternHint?: string }
-  | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>> }
+  | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>>; noun?: string }
   | { kind: 'time' }
   | { kind: 'zone' }
   | { kind: 'date' }
@@ -141,7 +141,7 @@ function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: Proble
       const lower = text.toLowerCase();
       const found = spec.values.find((v) => v === lower) ?? spec.aliases?.[lower];
       if (found) return found;
-      sink.error(path, `${describe(text)} is not one of the allowed values${suggestion(lower, spec.values)}`, { hint: `use one of ${spec.values.join(', ')}` });
+      sink.error(path, `${describe(text)} is not ${spec.noun ? `a ${spec.noun}` : 'an allowed value'}${suggestion(lower, spec.values)}`, { hint: `use one of ${spec.values.join(', ')}` });
       return undefined;
     }
     case 'time': {
