@@ -407,7 +407,8 @@ export function createEngine(opts: EngineOptions) {
         { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: pollerOptions.clockSkewMs },
         payload,
       );
-      if (result.accepted) lastWebhookAt = receivedAt;
+      // Any authentic, readable delivery shows that webhooks reach us.
+      if (!result.invalid) lastWebhookAt = receivedAt;
       return result;
     },
     /** The token may work again (it was reread): probe it now. */

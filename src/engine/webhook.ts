@@ -3,11 +3,12 @@ import { attemptByCallId, liveAttemptByPhone } from './attempts.js';
 import { observeCall, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
 
-/** What the HTTP surface answers: accepted (2xx), or refused with a reason (4xx). */
+/** accepted: applied to an attempt; otherwise understood but not applied (or invalid). */
 export interface WebhookResult {
   accepted: boolean;
-  /** 'applied' | 'duplicate' | 'unknown-call' | a validation message */
+  /** 'applied' | 'duplicate' | 'unknown-call' | 'invalid payload: …' */
   detail: string;
+  invalid?: boolean;
 }
 
 export interface WebhookContext extends OutcomeContext {
@@ -24,7 +25,7 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
   const parsed = postCallWebhookSchema.safeParse(payload);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return { accepted: false, detail: `invalid payload: ${first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'unreadable'}` };
+    return { accepted: false, invalid: true, detail: `invalid payload: ${first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'unreadable'}` };
   }
   const body = parsed.data;
   const callId = String(body.id);
@@ -36,7 +37,7 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
     const sameCall = candidate && (candidate.call_id === null || candidate.call_id === callId);
     if (candidate && sameCall && (createdAt === null || createdAt >= sentAt - ctx.clockSkewMs)) attempt = candidate;
   }
-  if (!attempt) return { accepted: true, detail: 'unknown-call' };
+  if (!attempt) return { accepted: false, detail: 'unknown-call' };
   // The payload has no answered_by unless a deployment adds it; absent means "not said".
   const raw = payload as Record<string, unknown>;
   const answeredBy = 'answered_by' in raw ? (typeof raw.answered_by === 'string' ? raw.answered_by : null) : undefined;
@@ -49,5 +50,5 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
     endedAt: null,
     source: 'webhook',
   });
-  return { accepted: true, detail: result === 'ignored' ? 'duplicate' : 'applied' };
+  return result === 'ignored' ? { accepted: false, detail: 'duplicate' } : { accepted: true, detail: 'applied' };
 }

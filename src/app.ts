@@ -1,0 +1,180 @@
+import os from 'node:os';
+import type { Kysely } from 'kysely';
+import type { LoadedConfig } from './config/types.js';
+import type { Logger } from './log/logger.js';
+import type { Clock } from './time/clock.js';
+import type { Database } from './store/types.js';
+import { openDatabase, type DatabaseHandle } from './store/database.js';
+import { migrateToLatest } from './store/migrate.js';
+import { createEngine, type Engine } from './engine/engine.js';
+import type { EngineClient } from './engine/ports.js';
+import { startHttpServer, type HttpServerHandle } from './http/server.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
+import { acquireDaemonSlot, heartbeat, markStopped } from './lifecycle/daemon-row.js';
+
+// The composition root: the only place that wires the store, the service client, the
+// engine and the HTTP surface together. Everything it builds is passed in or created
+// here, so tests can run the same app on a ManualClock and an in-memory database.
+
+export interface AppOptions {
+  config: LoadedConfig;
+  clock: Clock;
+  logger: Logger;
+  client: EngineClient;
+  /** The webhook secret (read from the environment variable the config names). */
+  webhookSecret: () => string | undefined;
+  version: string;
+  pid?: number;
+  /** Start the HTTP surface (default true). */
+  http?: boolean;
+  metrics?: Metrics;
+  /** Override the daemon file's database (tests). */
+  databaseFile?: string;
+  /** Why there is no usable token (no file, empty…), reread after SIGHUP; undefined when fine. */
+  tokenProblem?: () => string | undefined;
+}
+
+export interface App {
+  db: Kysely<Database>;
+  engine: Engine;
+  metrics: Metrics;
+  httpPort: number | null;
+  /** Rereads campaign files, lead files and the suppression list (SIGHUP). */
+  reload(config: LoadedConfig): Promise<void>;
+  /** Graceful stop: no new claims, in-flight make_call given up to `graceMs`. Idempotent. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const HEARTBEAT_MS = 2_000;
+
+/** Opens the store, syncs the config into it, and starts the engine and the HTTP surface. */
+export async function startApp(opts: AppOptions): Promise<App> {
+  const { clock, logger } = opts;
+  const daemon = opts.config.daemon;
+  const metrics = opts.metrics ?? createMetrics();
+  const store: DatabaseHandle = openDatabase(opts.databaseFile ?? daemon.database);
+  const cleanups: (() => Promise<void>)[] = [() => store.close()];
+  const runCleanups = async (): Promise<void> => {
+    // Last in, first out; every cleanup runs even when one fails.
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        logger.error({ err: String(err) }, 'cleanup failed');
+      }
+    }
+  };
+  try {
+    const { db } = store;
+    const { applied } = await migrateToLatest(db, { clock });
+    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    const pid = opts.pid ?? process.pid;
+    const instanceId = `${os.hostname()}:${pid}:${clock.now()}`;
+    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now() });
+    cleanups.push(() => markStopped(db, instanceId, clock.now()));
+
+    await syncConfig(db, opts.config, opts);
+
+    const engine = createEngine({
+      db,
+      client: opts.client,
+      clock,
+      logger,
+      instanceId,
+      accountMaxCalls: daemon.maxCallsInParallel,
+      settleSeconds: daemon.unknownAttemptSettleSeconds,
+      serverTimezone: daemon.api.serverTimezone,
+      webhooksEnabled: opts.webhookSecret() !== undefined,
+      metrics: {
+        callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
+        outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
+        liveCalls: (campaign, n) => metrics.liveCalls.set({ campaign }, n),
+        unknownAttempt: () => metrics.attemptsUnknown.inc(),
+      },
+    });
+    await engine.start();
+    cleanups.push(() => engine.stop(0));
+
+    let httpServer: HttpServerHandle | null = null;
+    if (opts.http !== false) {
+      httpServer = await startHttpServer({
+        host: daemon.http.host,
+        port: daemon.http.port,
+        logger,
+        metrics,
+        clock,
+        ready: async () => {
+          const api = engine.status();
+          let database = 'ok';
+          try {
+            await db.selectFrom('campaigns').select('id').limit(1).execute();
+          } catch {
+            database = 'unavailable';
+          }
+          const problem = opts.tokenProblem?.();
+          const token = problem ?? (api.api === 'token-rejected' ? 'rejected by the service' : api.api);
+          return { ok: database === 'ok' && api.api === 'ok' && !problem, checks: { database, token } };
+        },
+        webhook: {
+          secret: opts.webhookSecret,
+          handle: async (payload, receivedAt) => engine.handleWebhook(payload, receivedAt),
+        },
+      });
+      cleanups.push(() => httpServer!.close());
+      logger.info({ listen: `${daemon.http.host}:${httpServer.port}` }, 'HTTP surface listening');
+    }
+
+    const beat = async (): Promise<void> => {
+      const api = engine.status();
+      const problem = opts.tokenProblem?.();
+      await heartbeat(db, instanceId, {
+        now: clock.now(),
+        apiStatus: problem ? 'token-rejected' : api.api,
+        apiDetail: problem ?? api.apiDetail,
+      });
+    };
+    await beat();
+    let cancelBeat = (): void => {};
+    const scheduleBeat = (): void => {
+      cancelBeat = clock.setTimer(HEARTBEAT_MS, () => {
+        beat()
+          .catch((err: unknown) => logger.warn({ err: String(err) }, 'heartbeat failed'))
+          .finally(scheduleBeat);
+      });
+    };
+    scheduleBeat();
+    cleanups.push(async () => cancelBeat());
+
+    let stopped: Promise<void> | null = null;
+    return {
+      db,
+      engine,
+      metrics,
+      httpPort: httpServer?.port ?? null,
+      async reload(config) {
+        await syncConfig(db, config, opts);
+        await engine.reload();
+        await beat();
+      },
+      stop(graceMs = 10_000) {
+        stopped ??= (async () => {
+          cancelBeat();
+          await engine.stop(graceMs);
+          await runCleanups();
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    await runCleanups();
+    throw err;
+  }
+}
+
+async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions): Promise<void> {
+  const now = opts.clock.now();
+  await syncCampaigns(db, config, { now, client: opts.client, logger: opts.logger });
+  await syncSuppressionList(db, config.daemon, { now, logger: opts.logger });
+  await syncLeadFiles(db, config, { now, logger: opts.logger });
+}

@@ -1,0 +1,114 @@
+import { stat } from 'node:fs/promises';
+import type { Kysely } from 'kysely';
+import type { DaemonConfig, LoadedConfig } from '../config/types.js';
+import { formatProblems } from '../config/format.js';
+import type { EngineClient } from '../engine/ports.js';
+import { importLeads } from '../leads/import.js';
+import { readLeadCsv } from '../leads/read-leads.js';
+import type { Logger } from '../log/logger.js';
+import { getCampaignByName, listCampaigns, setCampaignProblem, upsertCampaign } from '../store/campaigns.js';
+import { recordEvent } from '../store/events.js';
+import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
+import type { Database } from '../store/types.js';
+import { recordConfigProblems } from './daemon-row.js';
+
+// Brings the store in line with the files: campaign rows, lead files, the do-not-call
+// list. Runs at start and on SIGHUP; never stops a good campaign for a bad neighbour.
+
+interface SyncDeps {
+  now: number;
+  logger: Logger;
+}
+
+/** Upserts every good campaign, and marks broken or removed ones with a problem. */
+export async function syncCampaigns(db: Kysely<Database>, config: LoadedConfig, deps: SyncDeps & { client: EngineClient }): Promise<void> {
+  const { now, logger } = deps;
+  let assistants: Awaited<ReturnType<EngineClient['assistants']>> | null = null;
+  try {
+    assistants = await deps.client.assistants();
+  } catch (err) {
+    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list assistants; campaign zones and assistants are checked later');
+  }
+  const seen = new Set<string>();
+  for (const cfg of config.campaigns) {
+    seen.add(cfg.name);
+    const existing = await getCampaignByName(db, cfg.name);
+    const assistant = assistants?.find((a) => a.id === cfg.assistantId);
+    const timezone = cfg.timezone ?? assistant?.timezone ?? existing?.timezone ?? null;
+    const row = await upsertCampaign(db, cfg, { timezone }, now);
+    let problem: string | null = null;
+    if (assistants && !assistant) problem = `assistant ${cfg.assistantId} is not one of this account's assistants`;
+    else if (assistant && assistant.type !== 'outbound') problem = `assistant ${cfg.assistantId} is ${assistant.type}, not outbound`;
+    else if (!timezone) problem = "no timezone: the campaign file sets none and the assistant's could not be read yet";
+    await setCampaignProblem(db, row.id, problem, now);
+    if (problem) logger.error({ campaign: cfg.name, problem }, 'campaign cannot dial');
+  }
+  for (const broken of config.brokenCampaigns) {
+    seen.add(broken.name);
+    const row = await getCampaignByName(db, broken.name);
+    if (row) await setCampaignProblem(db, row.id, `campaign file ${broken.file} has errors (run "campaignd validate")`, now);
+    logger.error({ campaign: broken.name, file: broken.file }, 'campaign file has errors; that campaign does not dial');
+  }
+  for (const row of await listCampaigns(db)) {
+    if (!seen.has(row.name) && row.state !== 'completed') {
+      await setCampaignProblem(db, row.id, 'its campaign file is gone from campaigns_dir', now);
+    }
+  }
+  const errors = config.problems.filter((p) => p.severity === 'error');
+  await recordConfigProblems(db, errors.length > 0 ? formatProblems(errors).split('\n').filter(Boolean) : []);
+}
+
+/** Imports each campaign's lead file when it changed since the last import. */
+export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, deps: SyncDeps): Promise<void> {
+  for (const cfg of config.campaigns) {
+    const file = cfg.leads.file;
+    if (!file) continue;
+    const row = await getCampaignByName(db, cfg.name);
+    if (!row) continue;
+    let fingerprint: string;
+    try {
+      const s = await stat(file);
+      fingerprint = `${s.size}:${s.mtimeMs}`;
+    } catch {
+      deps.logger.error({ campaign: cfg.name, file }, 'lead file cannot be read');
+      continue;
+    }
+    const last = await db
+      .selectFrom('events')
+      .select('data_json')
+      .where('campaign_id', '=', row.id)
+      .where('kind', '=', 'leads-imported')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    const lastData = last?.data_json ? (JSON.parse(last.data_json) as { file?: string; fingerprint?: string }) : null;
+    if (lastData?.file === file && lastData.fingerprint === fingerprint) continue;
+    try {
+      const summary = await importLeads(
+        db,
+        { id: row.id, allowDuplicates: cfg.allowDuplicates, defaultCountry: cfg.defaultCountry },
+        readLeadCsv(file, { defaultCountry: cfg.defaultCountry, allowDuplicates: cfg.allowDuplicates }),
+        { now: deps.now, sourceFile: file },
+      );
+      await recordEvent(db, { at: deps.now, campaignId: row.id, kind: 'leads-imported', data: { file, fingerprint, ...summary, samples: undefined } });
+      deps.logger.info(
+        { campaign: cfg.name, read: summary.read, accepted: summary.accepted, updated: summary.updated, duplicates: summary.duplicates, invalid: summary.invalid },
+        'lead file imported',
+      );
+    } catch (err) {
+      deps.logger.error({ campaign: cfg.name, file, err: err instanceof Error ? err.message : String(err) }, 'lead file import failed; no lead was lost, fix the file and send SIGHUP');
+    }
+  }
+}
+
+/** Loads the do-not-call list and suppresses active leads on it. */
+export async function syncSuppressionList(db: Kysely<Database>, daemon: DaemonConfig, deps: SyncDeps): Promise<void> {
+  if (!daemon.suppressionFile) {
+    await syncSuppressions(db, [], deps.now);
+    return;
+  }
+  const { numbers, problems } = await readSuppressionFile(daemon.suppressionFile);
+  for (const p of problems.slice(0, 20)) deps.logger.warn({ file: daemon.suppressionFile, ...p }, 'suppression file line ignored');
+  const { added, removed } = await syncSuppressions(db, numbers, deps.now);
+  const suppressed = await suppressPendingLeads(db, deps.now);
+  if (added || removed || suppressed) deps.logger.info({ added, removed, suppressed }, 'suppression list applied');
+}
