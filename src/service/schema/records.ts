@@ -301,3 +301,19 @@ export function parseServiceTime(text: string | null | undefined, serverZone = '
 function trimFraction(s: string): string {
   return s.replace(/(\.\d{3})\d+/, '$1');
 }
+
+/** `data` of the create/update assistant answers (4.9, 4.10). */
+export const assistantSummarySchema = z.looseObject({
+  id: liberalId,
+  name: nullableString,
+  status: nullableString,
+  type: nullableString,
+  mode: nullableString,
+});
+export type AssistantSummary = z.output<typeof assistantSummarySchema>;
+
+/** `data` of the update-status answer (4.6). */
+export const campaignStatusResultSchema = z.looseObject({
+  campaign_id: optionalId,
+  status: nullableString,
+});

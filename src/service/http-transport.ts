@@ -1,0 +1,92 @@
+import { Pool } from 'undici';
+
+/**
+ * The HTTP layer of the client: one keep-alive undici pool for the service's origin,
+ * with connect and request (headers and body) timeouts. Redirects are never followed:
+ * a 3xx is handed back as it is, because the service answers a bad token with a
+ * redirect to a login page.
+ */
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Path and query, starting with `/`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  contentType: string;
+  retryAfter: string | undefined;
+  text: string;
+}
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Largest answer read (bytes); more is a failure, not a truncation. */
+  maxBodyBytes?: number;
+}
+
+export interface HttpTransport {
+  /** Sends one request; rejects only on transport failures (timeouts, resets, refusals). */
+  send(req: HttpRequest): Promise<HttpAnswer>;
+  /** Closes the pool's sockets. */
+  close(): Promise<void>;
+}
+
+/** Creates the pool for `baseUrl`; a path prefix in `baseUrl` is kept in front of every request path. */
+export function createHttpTransport(options: HttpTransportOptions): HttpTransport {
+  const url = new URL(options.baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`service base URL must be http(s), got ${url.protocol}`);
+  }
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const maxBody = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const pool = new Pool(url.origin, {
+    connections: 64,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    connectTimeout: options.connectTimeoutMs,
+    headersTimeout: options.requestTimeoutMs,
+    bodyTimeout: options.requestTimeoutMs,
+  });
+
+  return {
+    async send(req) {
+      const res = await pool.request({
+        method: req.method,
+        path: prefix + req.path,
+        headers: req.headers,
+        body: req.body ?? null,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer;
+        size += buf.length;
+        if (size > maxBody) {
+          res.body.destroy();
+          throw new Error(`answer larger than ${maxBody} bytes`);
+        }
+        chunks.push(buf);
+      }
+      return {
+        status: res.statusCode,
+        contentType: headerValue(res.headers['content-type']) ?? '',
+        retryAfter: headerValue(res.headers['retry-after']),
+        text: Buffer.concat(chunks).toString('utf8'),
+      };
+    },
+    async close() {
+      await pool.close();
+    },
+  };
+}
+
+/** First value of a header that may repeat. */
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
