@@ -2,7 +2,7 @@ import { DateTime, IANAZone } from 'luxon';
 import type { Kysely, Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
-import { isOpen, nextClosing, nextOpening, windowFromCampaign } from '../time/window.js';
+import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
 import { LIVE_ATTEMPT_STATES, type CampaignRow, type Database, type DaemonRow } from '../store/types.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
@@ -95,7 +95,8 @@ async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now
   const completionsLastHour = await countCompletions(trx, row.id, now);
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
-  const estimate = row.state === 'running' && left > 0 && completionsLastHour > 0 ? now + Math.round((left / completionsLastHour) * HOUR_MS) : null;
+  const work = row.state === 'running' && left > 0 && completionsLastHour > 0 ? Math.round((left / completionsLastHour) * HOUR_MS) : null;
+  const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
     name: row.name,
     state: row.state,
@@ -120,6 +121,27 @@ function windowStatus(config: CampaignConfig | undefined, zone: string | null, n
   }
   const next = nextOpening(spec, now);
   return { open: false, next_open_at: next === null ? null : formatLocal(next, zone), closes_at: null, timezone: zone };
+}
+
+/**
+ * The instant by which `work` ms of calling are done when calls happen only while the
+ * window is open: the pace was measured in calling time, so closed hours do not count.
+ * Null when the window never opens again (within the window functions' horizon).
+ */
+export function finishAt(spec: WindowSpec | undefined, now: number, work: number): number | null {
+  if (!spec) return now + work;
+  let t = now;
+  let rest = work;
+  // Each turn consumes one opening; a few hundred covers any estimate worth showing.
+  for (let i = 0; i < 1000; i++) {
+    const open = isOpen(spec, t) ? t : nextOpening(spec, t);
+    if (open === null) return null;
+    const close = nextClosing(spec, open);
+    if (close === null || close - open >= rest) return open + rest;
+    rest -= close - open;
+    t = close;
+  }
+  return null;
 }
 
 /** Lead counts per campaign and state: one GROUP BY over the (campaign_id, state) index. */

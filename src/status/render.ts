@@ -90,6 +90,7 @@ function windowCell(c: CampaignStatus, now: number): string {
 
 function finishCell(c: CampaignStatus, now: number): string {
   if (c.state === 'completed') return 'done';
+  if (c.leads.total === 0) return 'no leads';
   if (!c.estimated_finish_at) return c.leads.pending + c.leads.calling + c.leads.retry_scheduled === 0 ? 'done' : '-';
   const at = Date.parse(c.estimated_finish_at);
   return `~${localTime(c.estimated_finish_at, now)} (${formatIn(at - now)})`;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/database.js';
-import { collectStatus, UnknownCampaignError } from '../../src/status/collect.js';
+import { collectStatus, finishAt, UnknownCampaignError } from '../../src/status/collect.js';
+import { windowFromCampaign } from '../../src/time/window.js';
 import { statusProblems } from '../../src/status/problems.js';
 import { campaignConfig, createStore, insertAttempt, insertCampaign, insertLeads, makeTempConfig, upsertDaemon } from './status-fixture.js';
 
@@ -59,8 +60,8 @@ describe('collectStatus', () => {
       attempts: { total: 9, today: 3 },
       problem: null,
       success_rate: 0.75,
-      // 10 active leads at 2 per hour: five hours from 09:00 Berlin
-      estimated_finish_at: '2026-11-22T14:00:00+01:00',
+      // 10 active leads at 2 per hour: five hours of open window, from Monday 09:00
+      estimated_finish_at: '2026-11-23T14:00:00+01:00',
       completions_last_hour: 2,
     });
     expect(report.daemon).toMatchObject({ running: true, pid: 4321, version: '0.1.0', api: 'ok', hostname: 'testhost', heartbeat_at: '2026-11-22T07:59:58.000Z', problems: [] });
@@ -138,5 +139,25 @@ describe('collectStatus', () => {
     const err = await collectStatus(store.db, { ...opts, campaign: 'nope' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownCampaignError);
     expect((err as Error).message).toBe('no campaign named "nope" in the database (known: broken, night-shift, spring-renewals)');
+  });
+});
+
+describe('finishAt', () => {
+  const spec = windowFromCampaign(campaignConfig('x'), 'Europe/Berlin');
+  const HOUR = 3_600_000;
+
+  it('counts only open-window time: 20 h of calling from Sunday ends Wednesday 11:00', () => {
+    // Mon 9 h + Tue 9 h + Wed 2 h
+    expect(finishAt(spec, NOW, 20 * HOUR)).toBe(Date.UTC(2026, 10, 25, 10, 0, 0));
+  });
+
+  it('finishes inside the current opening when the work fits', () => {
+    const monday10 = Date.UTC(2026, 10, 23, 9, 0, 0);
+    expect(finishAt(spec, monday10, 2 * HOUR)).toBe(monday10 + 2 * HOUR);
+  });
+
+  it('is plain elapsed time without a window, and null when the window never opens', () => {
+    expect(finishAt(undefined, NOW, HOUR)).toBe(NOW + HOUR);
+    expect(finishAt({ ...spec, days: [] }, NOW, HOUR)).toBeNull();
   });
 });
