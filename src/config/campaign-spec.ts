@@ -18,7 +18,7 @@ const time: Spec = { kind: 'time' };
 /** Every field of a campaign file. */
 export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
   name: {
-    spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-" (the name is typed in commands)' },
+    spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, noun: 'campaign name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-" (the name is typed in commands)' },
     description: 'Unique campaign name, used in commands. Default: the file name without extension.',
     example: 'spring-renewals',
   },

@@ -2,7 +2,7 @@
 // Pure (no file system) so that tests and the SIGHUP reload can call it on text.
 import path from 'node:path';
 import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC } from './campaign-spec.js';
-import { ProblemSink } from './problems.js';
+import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource } from './source.js';
 import { checkValue } from './spec.js';
 import { WEEKDAY_NAMES, type CampaignConfig, type ConfigProblem, type RetryableClass, type Weekday, type WeekdayName } from './types.js';
@@ -35,7 +35,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   const sink = new ProblemSink(absolute, source);
   const fallbackName = defaultCampaignName(absolute);
   const done = (campaign?: CampaignConfig): CampaignParseResult => {
-    const result: CampaignParseResult = { problems: sink.problems, name: campaign?.name ?? writtenName(source.value) ?? fallbackName, file: absolute, locate: source.locate };
+    const result: CampaignParseResult = { problems: sortByPosition(sink.problems), name: campaign?.name ?? writtenName(source.value) ?? fallbackName, file: absolute, locate: source.locate };
     if (campaign) result.campaign = campaign;
     return result;
   };

@@ -2,7 +2,7 @@
 // normalised DaemonConfig with absolute paths. Pure apart from `path.resolve`.
 import path from 'node:path';
 import { DAEMON_SPEC, LOG_LEVELS } from './daemon-spec.js';
-import { ProblemSink } from './problems.js';
+import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js';
 import { checkUrl, checkValue, describe } from './spec.js';
 import type { ConfigProblem, DaemonConfig } from './types.js';
@@ -70,7 +70,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
   if (written.suppression_file !== undefined) daemon.suppressionFile = resolve(written.suppression_file);
-  return { daemon, problems: sink.problems, syntaxErrors: [], locate: source.locate };
+  return { daemon, problems: sortByPosition(sink.problems), syntaxErrors: [], locate: source.locate };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -45,6 +45,14 @@ export class ProblemSink {
   }
 }
 
+/** Problems in file order: by line, those without a line first; stable otherwise. */
+export function sortByPosition(problems: ConfigProblem[]): ConfigProblem[] {
+  return problems
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.column ?? 0) - (b.p.column ?? 0) || a.i - b.i)
+    .map(({ p }) => p);
+}
+
 /** Whether a list of problems holds at least one error. */
 export function hasErrors(problems: readonly ConfigProblem[]): boolean {
   return problems.some((p) => p.severity === 'error');

@@ -10,7 +10,7 @@ import type { ProblemSink } from './problems.js';
 export type Spec =
   | { kind: 'integer'; min?: number; max?: number }
   | { kind: 'boolean' }
-  | { kind: 'string'; pattern?: RegExp; patternHint?: string }
+  | { kind: 'string'; pattern?: RegExp; patternHint?: string; noun?: string }
   | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>>; noun?: string }
   | { kind: 'time' }
   | { kind: 'zone' }
@@ -133,7 +133,7 @@ function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: Proble
   switch (spec.kind) {
     case 'string':
       if (spec.pattern && !spec.pattern.test(text)) {
-        sink.error(path, `${describe(text)} is not allowed here`, spec.patternHint ? { hint: spec.patternHint } : {});
+        sink.error(path, `${describe(text)} is not ${spec.noun ? `a valid ${spec.noun}` : 'allowed here'}`, spec.patternHint ? { hint: spec.patternHint } : {});
         return undefined;
       }
       return text;
@@ -267,11 +267,14 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, pa
   const written = value as Record<string, unknown>;
   const names = Object.keys(spec.fields).filter((k) => spec.fields[k]?.spec.kind !== 'forbidden');
   const out: Record<string, unknown> = {};
+  // A misspelt required field is reported once, as the misspelling, not again as missing.
+  const misspelt = new Set<string>();
   for (const key of Object.keys(written)) {
     const field = spec.fields[key];
     if (field) continue;
     if (spec.extraKeys?.includes(key)) continue;
     const guess = didYouMean(key, names);
+    if (guess && !Object.hasOwn(written, guess)) misspelt.add(guess);
     sink.error([...path, key], `unknown field "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`, {
       at: 'key',
       hint: guess ? `rename it to ${guess}` : `known fields: ${names.join(', ')}`,
@@ -281,12 +284,12 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, pa
     const present = Object.hasOwn(written, key) && written[key] !== null && written[key] !== undefined;
     if (!present) {
       if (Object.hasOwn(written, key) && field.spec.kind === 'forbidden') checkValue(field.spec, null, [...path, key], sink);
-      if (field.required) {
+      if (field.required && !misspelt.has(key)) {
         const example = field.example === undefined ? '' : `, e.g. ${key}: ${JSON.stringify(field.example)}`;
-        sink.error([...path, key], `missing required field "${key}"`, { at: 'key', hint: `add ${key} (${field.description})${example}` });
+        sink.error([...path, key], `missing required field "${key}"`, { at: 'key', hint: `add ${key}${example}` });
       } else if (field.default !== undefined) {
-        // A defaulted sub-mapping is checked too, which fills its own defaults.
-        out[key] = field.spec.kind === 'object' ? checkValue(field.spec, field.default, [...path, key], sink) : field.default;
+        // Defaults are written-form values: normalise them the same way (a sub-mapping fills its own defaults).
+        out[key] = checkValue(field.spec, field.default, [...path, key], sink);
       }
       continue;
     }
