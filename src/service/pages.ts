@@ -47,6 +47,8 @@ export async function* iteratePages<T>(
   let page = startPage;
   for (let n = 0; n < maxPages; n++) {
     const p = await fetchPage(page);
+    // A server that ignores `page` answers an earlier page again: stop rather than repeat it.
+    if (n > 0 && p.page < page) return;
     yield* p.items;
     if (!p.hasMore || p.items.length + p.skipped === 0) return;
     // Ask for the page after the one requested, so a server that ignores `page` cannot loop us.

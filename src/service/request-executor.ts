@@ -97,7 +97,9 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       if (error.kind === 'rate-limited') opts.budget.pause(error.retryAfterMs ?? 0);
       if (call.placesCall || attempt >= maxTries) throw error;
       if (error.kind === 'rate-limited') continue; // the budget holds this request back until the wait is over
-      if (call.method === 'GET' && (error.kind === 'server' || error.kind === 'network')) {
+      // A 2xx of the wrong shape is a server bug that asking again will not fix.
+      const transient = error.kind === 'network' || (error.kind === 'server' && (error.status ?? 0) >= 500);
+      if (call.method === 'GET' && transient) {
         const delay = Math.floor(opts.random() * Math.min(capMs, base * 2 ** (attempt - 1)));
         logger.debug({ endpoint: call.endpoint, kind: error.kind, attempt, delay }, 'service read failed; retrying');
         await clock.sleep(delay);
