@@ -122,7 +122,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
         },
       });
       cleanups.push(() => httpServer!.close());
-      logger.info({ listen: `${daemon.http.host}:${httpServer.port}` }, 'HTTP surface listening');
     }
 
     const beat = async (): Promise<void> => {

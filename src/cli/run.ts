@@ -1,6 +1,183 @@
-import { CliError, type CliIo } from './io.js';
+import { parseArgs } from 'node:util';
+import { startApp } from '../app.js';
+import { ConfigUnreadableError, daemonConfigHasErrors, loadConfig } from '../config/load.js';
+import { formatProblems } from '../config/format.js';
+import { readToken } from '../config/token.js';
+import type { LoadedConfig } from '../config/types.js';
+import { engineClientFrom } from '../engine/service-port.js';
+import { createMetrics } from '../http/metrics.js';
+import { DatabaseInUseError } from '../lifecycle/daemon-row.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { createServiceClient } from '../service/client.js';
+import { NewerSchemaError } from '../store/migrate.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { version } from '../main.js';
+import { resolveConfigPath } from './config-path.js';
+import { CliError, EXIT, type CliIo } from './io.js';
 
-// Placeholder until this command is built; it fails loudly rather than pretending.
-export async function runCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new CliError('"run" is not implemented yet', 1);
+export const RUN_HELP = `campaignd run: the daemon. Loads the config, migrates the database, dials until stopped.
+
+Usage: campaignd run [--config FILE]
+
+  --config FILE   daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
+  -h, --help      this help
+
+Signals: SIGTERM/SIGINT stop claiming, let in-flight make_call requests finish (at most
+10 s), record everything and exit 0; a second signal exits at once. SIGHUP rereads the
+campaign files, lead files, the suppression list and the token file.
+Environment: CAMPAIGND_API_TOKEN, CAMPAIGND_API_BASE_URL, CAMPAIGND_DATABASE,
+CAMPAIGND_LOG_LEVEL, and the webhook secret variable the config names.
+`;
+
+/** Options the demo and tests use to run the daemon in-process. */
+export interface RunHooks {
+  clock?: Clock;
+  logger?: Logger;
+  /** Resolves when the daemon should stop (instead of waiting for signals). */
+  stopSignal?: AbortSignal;
+  onStarted?: (info: { httpPort: number | null }) => void;
+  /** Do not install process signal handlers. */
+  noSignals?: boolean;
+}
+
+/** `campaignd run`: the daemon's composition from argv and the environment. */
+export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}): Promise<number> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return EXIT.ok;
+  }
+  const configPath = resolveConfigPath(values.config, io);
+  const config = await loadOrExplain(configPath, io);
+  const clock = hooks.clock ?? systemClock;
+  const daemon = config.daemon;
+
+  let token: string | undefined;
+  let tokenProblem: string | undefined;
+  const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
+  const logger =
+    hooks.logger ??
+    createLogger({
+      level: io.env.CAMPAIGND_LOG_LEVEL ?? daemon.log.level,
+      pretty: io.stdout.isTTY === true,
+      secrets: () => [token, webhookSecret()].filter((s): s is string => typeof s === 'string'),
+    });
+  const readTokenNow = async (): Promise<void> => {
+    const read = await readToken(daemon, io.env);
+    token = read.token;
+    tokenProblem = read.problem;
+    if (tokenProblem) logger.error({ problem: tokenProblem }, 'no usable API token: dialing waits until one is provided (then send SIGHUP)');
+  };
+  await readTokenNow();
+  for (const p of config.problems) {
+    const entry = { file: p.file, line: p.line, field: p.field, hint: p.hint };
+    if (p.severity === 'error') logger.error(entry, p.message);
+    else logger.warn(entry, p.message);
+  }
+  if (!webhookSecret()) logger.warn({ env: daemon.webhook.secretEnv }, 'no webhook secret set: post-call webhooks are refused and outcomes come from polling only');
+
+  const metrics = createMetrics();
+  const service = createServiceClient({
+    baseUrl: daemon.api.baseUrl,
+    getToken: () => token ?? '',
+    clock,
+    logger,
+    serverTimezone: daemon.api.serverTimezone,
+    rateLimit: daemon.api.rateLimit,
+    onRequest: (e) => {
+      metrics.apiRequests.inc({ endpoint: e.endpoint, status: e.status === null ? 'error' : String(e.status) });
+      if (e.kind === 'rate-limited') metrics.apiRateLimited.inc();
+      if (e.waitedMs > 0) metrics.rateBudgetWait.inc(e.waitedMs / 1000);
+    },
+  });
+
+  let app;
+  try {
+    app = await startApp({
+      config,
+      clock,
+      logger,
+      client: engineClientFrom(service),
+      webhookSecret,
+      version: await version(),
+      metrics,
+      tokenProblem: () => tokenProblem,
+    });
+  } catch (err) {
+    await service.close();
+    if (err instanceof DatabaseInUseError || err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
+    throw err;
+  }
+  hooks.onStarted?.({ httpPort: app.httpPort });
+  logger.info({ version: await version(), campaigns: config.campaigns.map((c) => c.name), pid: process.pid }, 'campaignd running');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (why: string): void => {
+      if (stopping) {
+        logger.warn('second stop signal: exiting at once');
+        process.exit(130);
+      }
+      stopping = true;
+      logger.info({ why }, 'stopping: no new calls; waiting for in-flight requests (at most 10 s)');
+      void app
+        .stop(10_000)
+        .then(() => service.close())
+        .then(() => {
+          logger.info('stopped cleanly');
+          resolve(EXIT.ok);
+        })
+        .catch((err: unknown) => {
+          logger.error({ err: String(err) }, 'error while stopping');
+          resolve(EXIT.problems);
+        })
+        .finally(removeHandlers);
+    };
+    const reload = (): void => {
+      logger.info('SIGHUP: reloading campaign files, lead files, suppression list and token');
+      void (async () => {
+        try {
+          await readTokenNow();
+          const fresh = await loadConfig(configPath, io.env, { cwd: io.cwd });
+          for (const p of fresh.problems.filter((x) => x.severity === 'error')) logger.error({ file: p.file, line: p.line, field: p.field }, p.message);
+          await app.reload(fresh);
+          await app.engine.tokenChanged();
+          logger.info('reload done');
+        } catch (err) {
+          logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the previous configuration stays in force');
+        }
+      })();
+    };
+    const onTerm = (): void => stop('SIGTERM');
+    const onInt = (): void => stop('SIGINT');
+    function removeHandlers(): void {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      process.off('SIGHUP', reload);
+    }
+    if (!hooks.noSignals) {
+      process.on('SIGTERM', onTerm);
+      process.on('SIGINT', onInt);
+      process.on('SIGHUP', reload);
+    }
+    hooks.stopSignal?.addEventListener('abort', () => stop('requested'), { once: true });
+  });
+}
+
+async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfig> {
+  let config: LoadedConfig;
+  try {
+    config = await loadConfig(configPath, io.env, { cwd: io.cwd });
+  } catch (err) {
+    if (err instanceof ConfigUnreadableError) {
+      io.stderr.write(`${formatProblems(err.problems)}\n`);
+      throw new CliError(err.message, EXIT.usage);
+    }
+    throw err;
+  }
+  if (daemonConfigHasErrors(config)) {
+    io.stderr.write(`${formatProblems(config.problems.filter((p) => p.severity === 'error'))}\n`);
+    throw new CliError(`the daemon config ${configPath} has errors (see above; "campaignd validate" lists them all)`, EXIT.usage);
+  }
+  return config;
 }

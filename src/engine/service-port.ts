@@ -1,0 +1,48 @@
+import { parseServiceTime } from '../service/schema/records.js';
+import type { ServiceClient } from '../service/client.js';
+import type { CallSummary, EngineClient } from './ports.js';
+
+const PER_PAGE = 100;
+
+/** Adapts the typed service client to the narrow interface the engine works with. */
+export function engineClientFrom(client: ServiceClient): EngineClient {
+  const zone = client.serverTimezone;
+  return {
+    async makeCall(req, opts) {
+      if (opts?.canSend && !opts.canSend()) return { callId: null, sent: false };
+      const answer = await client.makeCall(req);
+      return { callId: answer.callId, sent: true };
+    },
+    async listCallsSince(assistantId, dateFrom, onPage) {
+      for (let page = 1; ; page++) {
+        const result = await client.listCalls({ assistant_id: assistantId, date_from: dateFrom, per_page: PER_PAGE, page });
+        const calls: CallSummary[] = result.items.map((c) => ({
+          id: String(c.id),
+          clientPhoneNumber: c.client_phone_number ?? '',
+          status: c.status,
+          answeredBy: c.answered_by,
+          createdAt: parseServiceTime(c.created_at, zone),
+        }));
+        const stop = onPage(calls);
+        if (stop === true || !result.hasMore || result.items.length === 0) return;
+      }
+    },
+    async probe() {
+      await client.listOutboundAssistants();
+    },
+    async assistants() {
+      const out: Awaited<ReturnType<EngineClient['assistants']>> = [];
+      for await (const a of client.iterateAssistants({ per_page: 100 })) {
+        out.push({ id: Number(a.id), timezone: a.timezone ?? null, maxDurationSeconds: a.max_duration ?? null, type: a.type ?? 'outbound' });
+      }
+      return out;
+    },
+    async remoteCampaignStatuses() {
+      const campaigns = await client.listCampaigns();
+      return new Map(campaigns.map((c) => [Number(c.id), String(c.status ?? '')]));
+    },
+    async updateRemoteCampaign(campaignId, action) {
+      await client.updateCampaignStatus({ campaign_id: campaignId, action });
+    },
+  };
+}
