@@ -1,3 +1,5 @@
+import { silentLogger } from '../../src/log/logger.js';
+import { ServiceError, createServiceClient, type ServiceClient } from '../../src/service/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { SimulatorOptions } from '../../src/simulator/types.js';
 import { ManualClock, systemClock } from '../../src/time/clock.js';
@@ -65,4 +67,28 @@ export function api(base: string, token: string | null): Api {
 export async function outboundAssistantId(a: Api): Promise<number> {
   const res = await a.get('/api/user/assistants/outbound');
   return res.body[0].id as number;
+}
+
+/** The service client of src/service against a simulator, with a budget that never blocks and no retries. */
+export function clientFor(url: string, token: string): ServiceClient {
+  return createServiceClient({
+    baseUrl: url,
+    getToken: () => token,
+    clock: systemClock,
+    logger: silentLogger(),
+    rateLimit: { requestsPerMinute: 1_000_000, burst: 10_000 },
+    maxTries: 1,
+    requestTimeoutMs: 5_000,
+  });
+}
+
+/** The ServiceError a promise rejects with (fails the test if it resolves or throws something else). */
+export async function failure(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+  throw new Error('expected a ServiceError, but the request succeeded');
 }
