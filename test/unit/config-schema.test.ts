@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { CAMPAIGN_FIELDS } from '../../src/config/campaign-spec.js';
+import { DAEMON_FIELDS } from '../../src/config/daemon-spec.js';
+import type { Field } from '../../src/config/spec.js';
+import { campaignJsonSchema, campaignJsonSchemaText } from '../../src/config/json-schema.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const schemaFile = path.join(root, 'config/campaign.schema.json');
+
+describe('config/campaign.schema.json', () => {
+  it('is exactly what the campaign field table generates (run `npx tsx src/config/write-schema.ts` after changing fields)', () => {
+    expect(readFileSync(schemaFile, 'utf8')).toBe(campaignJsonSchemaText());
+  });
+
+  it('describes every field of the checker, with the same required fields, and forbids others', () => {
+    const schema = campaignJsonSchema() as { properties: Record<string, { description?: string }>; required: string[]; additionalProperties: boolean };
+    expect(Object.keys(schema.properties).filter((k) => k !== '$schema')).toEqual(Object.keys(CAMPAIGN_FIELDS));
+    expect(schema.required).toEqual(['assistant_id', 'allowed_days', 'allowed_hours_start_time', 'allowed_hours_end_time', 'leads']);
+    expect(schema.additionalProperties).toBe(false);
+    for (const [key, prop] of Object.entries(schema.properties)) if (key !== '$schema') expect(prop.description, key).toBeTruthy();
+  });
+
+  it('requires exactly one lead source, like the checker', () => {
+    const schema = campaignJsonSchema() as { properties: { leads: { oneOf: unknown } } };
+    expect(schema.properties.leads.oneOf).toEqual([{ required: ['file'] }, { required: ['remote_campaign_id'] }]);
+  });
+
+  it('is documented field by field in REFERENCE.md', () => {
+    const reference = readFileSync(path.join(root, 'src/config/REFERENCE.md'), 'utf8');
+    const documented = (key: string): boolean => reference.includes(`| \`${key}\` |`);
+    for (const key of leafFields(CAMPAIGN_FIELDS)) expect(documented(key), key).toBe(true);
+    for (const key of leafFields(DAEMON_FIELDS)) expect(documented(key), key).toBe(true);
+    expect(reference).toContain('yaml-language-server: $schema=');
+  });
+
+  it('is named by the example campaign for editors', () => {
+    const demo = readFileSync(path.join(root, 'config/campaigns/demo.yaml'), 'utf8');
+    expect(demo.split('\n')[0]).toBe('# yaml-language-server: $schema=../campaign.schema.json');
+    expect(parseDocument(demo).errors).toEqual([]);
+  });
+});
+
+// Dotted names of the fields that hold values: `leads.file`, `api.rate_limit.burst`, …
+function leafFields(fields: Readonly<Record<string, Field>>, prefix = ''): string[] {
+  return Object.entries(fields).flatMap(([key, field]) => {
+    const spec = field.spec;
+    if (spec.kind === 'object' && key !== 'lead_local_hours') return leafFields(spec.fields, `${prefix}${key}.`);
+    return [`${prefix}${key}`];
+  });
+}
