@@ -98,7 +98,8 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   function readyAt(now: number): number {
     let at = Math.max(now, pausedUntil);
-    if (tokens < 1 - EPSILON) at = Math.max(at, now + Math.ceil((1 - tokens) / perMs));
+    // The small subtraction keeps float noise (600.0000000001 ms) from adding a millisecond.
+    if (tokens < 1 - EPSILON) at = Math.max(at, now + Math.ceil((1 - tokens) / perMs - 1e-6));
     const oldest = oldestInWindow();
     if (oldest !== undefined) at = Math.max(at, oldest + WINDOW_MS);
     return at;
