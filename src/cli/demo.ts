@@ -1,6 +1,175 @@
-import { CliError, type CliIo } from './io.js';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { parseDocument } from 'yaml';
+import { createLogger, silentLogger } from '../log/logger.js';
+import { createServiceClient } from '../service/client.js';
+import { startSimulator } from '../simulator/server.js';
+import { openDatabase } from '../store/database.js';
+import { collectStatus } from '../status/collect.js';
+import { renderStatus } from '../status/render.js';
+import { scaledClock, systemClock } from '../time/clock.js';
+import { version } from '../main.js';
+import { pidAlive } from '../lifecycle/daemon-row.js';
+import { CliError, EXIT, type CliIo } from './io.js';
+import { runCommand } from './run.js';
 
-// Placeholder until this command is built; it fails loudly rather than pretending.
-export async function demoCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new CliError('"demo" is not implemented yet', 1);
+export const DEMO_HELP = `campaignd demo: the simulator and the daemon in one process, on the bundled example
+config (config/), with time sped up. Shows live status and exits 0 when the demo
+campaign is complete (well under two minutes). Nothing is written into the repository:
+the database and the log go to a fresh temporary folder.
+
+Usage: campaignd demo [--time-scale X] [--seed N] [--timeout SECONDS]
+
+  --time-scale X    simulated time runs X times faster (default 30)
+  --seed N          seed of the simulated call outcomes (default 1)
+  --timeout S       give up after S real seconds (default 110)
+`;
+
+const DEMO_CAMPAIGN = 'demo';
+const bundledConfig = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../config');
+
+/** `campaignd demo`: a whole campaign against the simulator, start to finish. */
+export async function demoCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'time-scale': { type: 'string', default: '30' },
+      seed: { type: 'string', default: '1' },
+      timeout: { type: 'string', default: '110' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    io.stdout.write(DEMO_HELP);
+    return EXIT.ok;
+  }
+  const scale = Number(values['time-scale']);
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (!(scale > 0) || !(timeoutMs > 0)) throw new CliError('--time-scale and --timeout must be positive numbers', EXIT.usage);
+
+  // Daemon and simulator share one sped-up clock, so retry intervals and call
+  // durations shrink together and the service's timestamps agree with ours.
+  const clock = scaledClock(scale);
+  const work = await mkdtemp(path.join(os.tmpdir(), 'campaignd-demo-'));
+  const token = `demo-${randomBytes(6).toString('hex')}`;
+  const secret = randomBytes(16).toString('hex');
+  const sim = await startSimulator({ clock, networkClock: systemClock, tokens: [token], seed: Number(values.seed), callDurationSeconds: { min: 20, max: 90 } });
+  const configFile = await prepareConfig(work, sim.url);
+  const logFile = path.join(work, 'campaignd.log');
+  const logger = createLogger({ level: 'info', destination: (await import('pino')).default.destination({ dest: logFile, sync: false }), secrets: () => [token, secret] });
+
+  io.stdout.write(`campaignd demo: simulator at ${sim.url}, time ${scale}x, work folder ${work}\n`);
+  io.stdout.write(`daemon log: ${logFile}\n\n`);
+  const stop = new AbortController();
+  let httpPort: number | null = null;
+  const env: NodeJS.ProcessEnv = { ...io.env, CAMPAIGND_API_TOKEN: token, CAMPAIGND_WEBHOOK_SECRET: secret, CAMPAIGND_LOG_LEVEL: 'info' };
+  delete env.CAMPAIGND_DATABASE;
+  delete env.CAMPAIGND_API_BASE_URL;
+  const daemon = runCommand(['--config', configFile], { ...io, env, stdout: nullStream(), stderr: io.stderr }, {
+    clock,
+    logger,
+    stopSignal: stop.signal,
+    noSignals: true,
+    onStarted: (info) => (httpPort = info.httpPort),
+  });
+
+  let exitCode: number = EXIT.problems;
+  try {
+    await waitFor(() => httpPort !== null, daemon, 15_000);
+    await pointWebhookAt(sim.url, token, `http://127.0.0.1:${httpPort}/webhooks/post-call?secret=${secret}`);
+    exitCode = await watchUntilDone(path.join(work, 'data', 'campaignd.db'), io, timeoutMs, clock.now, sim);
+  } finally {
+    stop.abort();
+    await daemon.catch(() => EXIT.problems);
+    await sim.close();
+  }
+  return exitCode;
+}
+
+/** Copies the bundled config into the work folder, pointed at the simulator and a free port. */
+async function prepareConfig(work: string, simUrl: string): Promise<string> {
+  const dir = path.join(work, 'config');
+  await cp(bundledConfig, dir, { recursive: true });
+  const file = path.join(dir, 'campaignd.yaml');
+  const doc = parseDocument(await readFile(file, 'utf8'));
+  doc.setIn(['api', 'base_url'], simUrl);
+  doc.setIn(['database'], path.join(work, 'data', 'campaignd.db'));
+  doc.setIn(['http', 'listen'], '127.0.0.1:0');
+  await writeFile(file, doc.toString());
+  return file;
+}
+
+/** The simulator's outbound assistant sends its post-call webhooks to the daemon. */
+async function pointWebhookAt(simUrl: string, token: string, webhookUrl: string): Promise<void> {
+  const client = createServiceClient({ baseUrl: simUrl, getToken: () => token, clock: systemClock, logger: silentLogger() });
+  try {
+    await client.updateAssistant(1, { is_webhook_active: true, webhook_url: webhookUrl });
+  } finally {
+    await client.close();
+  }
+}
+
+async function watchUntilDone(
+  dbFile: string,
+  io: CliIo,
+  timeoutMs: number,
+  now: () => number,
+  sim: Awaited<ReturnType<typeof startSimulator>>,
+): Promise<number> {
+  const started = Date.now();
+  const tty = io.stdout.isTTY === true;
+  const store = openDatabase(dbFile, { readonly: true });
+  const ver = await version();
+  let lastPrinted = 0;
+  try {
+    for (;;) {
+      const report = await collectStatus(store.db, { now: now(), version: ver, isPidAlive: pidAlive, hostname: os.hostname() });
+      const table = renderStatus(report, { now: now(), color: tty });
+      const demo = report.campaigns.find((c) => c.name === DEMO_CAMPAIGN);
+      const done = demo?.state === 'completed';
+      if (tty) io.stdout.write(`\u001b[H\u001b[2J${table}\n`);
+      else if (done || Date.now() - lastPrinted >= 5000) {
+        io.stdout.write(`${table}\n\n`);
+        lastPrinted = Date.now();
+      }
+      if (done && demo) {
+        io.stdout.write(
+          `\ndemo complete in ${Math.round((Date.now() - started) / 1000)} s: ${demo.leads.completed} leads reached, ` +
+            `${demo.leads.reached_max_retries} gave up after retries, ${demo.leads.invalid} invalid, ${demo.leads.suppressed} suppressed; ` +
+            `${demo.attempts.total} attempts, ${sim.state.calls.size} calls seen by the simulator, ` +
+            `${sim.state.webhookDeliveries.length} post-call webhooks delivered.\n`,
+        );
+        return EXIT.ok;
+      }
+      if (Date.now() - started > timeoutMs) {
+        io.stderr.write(`campaignd demo: the campaign did not complete within ${timeoutMs / 1000} s\n`);
+        return EXIT.problems;
+      }
+      await systemClock.sleep(1000);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function waitFor(cond: () => boolean, failed: Promise<number>, ms: number): Promise<void> {
+  let exited = false;
+  void failed.then(() => (exited = true));
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (exited) throw new CliError('the daemon stopped during start-up (see the log)', EXIT.problems);
+    if (Date.now() > until) throw new CliError('the daemon did not start within 15 s (see the log)', EXIT.problems);
+    await systemClock.sleep(50);
+  }
+}
+
+/** The daemon's own stdout is not wanted on the demo's screen (its log goes to a file). */
+function nullStream(): CliIo['stdout'] {
+  return new Writable({ write: (_chunk, _enc, done) => done() });
 }
