@@ -174,7 +174,7 @@ describe('make_call', () => {
   });
 
   it('a connection reset after the request is network, may have been placed, and is not retried', async () => {
-    const { service, client } = await setup((req) => req.socket.destroy());
+    const { service, client } = await setup((req) => void req.socket.destroy());
     const e = await failure(client.makeCall(req));
     expect(e).toMatchObject({ kind: 'network', mayHaveBeenPlaced: true });
     expect(service.hits).toHaveLength(1);
@@ -245,7 +245,7 @@ describe('reads', () => {
   });
 
   it('are retried after a connection reset', async () => {
-    const { service, client } = await setup((req, res, _hit, i) => (i === 0 ? req.socket.destroy() : json(res, 200, [])));
+    const { service, client } = await setup((req, res, _hit, i) => (i === 0 ? void req.socket.destroy() : json(res, 200, [])));
     expect(await client.listCampaigns()).toEqual([]);
     expect(service.hits).toHaveLength(2);
   });
