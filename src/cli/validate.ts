@@ -6,7 +6,6 @@ import { checkLeadFile, checkSuppressionFile, type LeadFileSummary } from '../co
 import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import { checkOnline, type OutboundAssistantLister } from '../config/online-check.js';
-import { hasErrors } from '../config/problems.js';
 import { readToken } from '../config/token.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
@@ -53,20 +52,20 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
   }
 
   const problems: ConfigProblem[] = [...loaded.problems];
-  const broken = new Map(loaded.brokenCampaigns.map((b) => [b.file, b.name]));
   const leadFiles: LeadFileSummary[] = [];
   for (const campaign of loaded.campaigns) {
     const { problems: leadProblems, summary } = await checkLeadFile(campaign);
     problems.push(...leadProblems);
     if (summary) leadFiles.push(summary);
-    if (hasErrors(leadProblems)) broken.set(campaign.file, campaign.name);
   }
   problems.push(...(await checkSuppressionFile(loaded.daemon)));
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);
+  // A campaign is broken by an error in its own file, in its lead file, or found online.
+  const errorFiles = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file));
   const campaigns = [
-    ...loaded.campaigns.map((c) => ({ name: c.name, file: c.file, ok: !broken.has(c.file) })),
+    ...loaded.campaigns.map((c) => ({ name: c.name, file: c.file, ok: !errorFiles.has(c.file) && !(c.leads.file && errorFiles.has(c.leads.file)) })),
     ...loaded.brokenCampaigns.map((b) => ({ name: b.name, file: b.file, ok: false })),
   ].sort((a, b) => a.file.localeCompare(b.file));
   if (values.json) {
