@@ -1,6 +1,67 @@
-import { CliError, type CliIo } from './io.js';
+import { parseArgs } from 'node:util';
+import { explainNumber, type Explanation } from '../explain/explain.js';
+import { pidAlive } from '../lifecycle/daemon-row.js';
+import { normalisePhone } from '../leads/phone.js';
+import { systemClock } from '../time/clock.js';
+import { EXIT, CliError, type CliIo } from './io.js';
+import { openReadStore } from './read-store.js';
 
-// Placeholder until this command is built; it fails loudly rather than pretending.
-export async function explainCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new CliError('"explain" is not implemented yet', 1);
+export const EXPLAIN_HELP = `Usage: campaignd explain PHONE_NUMBER [--config FILE] [--json]
+
+Why each lead with this number (primary or secondary) is or is not being called right
+now, and when it next can be: window, retries, live-call limit, another live call to
+the number, suppression, invalid number, campaign state, daemon or token problems.
+Reads the database only; works while the daemon runs and while it is down.
+
+  --country CC   read a national-format PHONE_NUMBER in this country (e.g. DE)
+  --json         one JSON document on stdout
+`;
+
+/** `campaignd explain PHONE_NUMBER`. */
+export async function explainCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, json: { type: 'boolean' }, country: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    io.stdout.write(EXPLAIN_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new CliError('expected one PHONE_NUMBER (see --help)', EXIT.usage);
+  const raw = positionals[0] as string;
+  const parsed = normalisePhone(raw, values.country);
+  if (!parsed.ok) throw new CliError(`"${raw}" is not a phone number campaignd can read: ${parsed.reason}`, EXIT.usage);
+  const store = await openReadStore(values.config, io);
+  try {
+    const result = await explainNumber(store.db, parsed.e164, systemClock.now(), pidAlive);
+    if (values.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else io.stdout.write(render(result));
+    return result.leads.length > 0 ? EXIT.ok : EXIT.problems;
+  } finally {
+    await store.close();
+  }
+}
+
+function render(x: Explanation): string {
+  if (x.leads.length === 0) return `${x.phone_number}: no lead with this number in any campaign\n`;
+  const out: string[] = [];
+  for (const lead of x.leads) {
+    out.push(`${x.phone_number} in campaign "${lead.campaign}" (lead ${lead.lead_id}): ${lead.state}`);
+    out.push(`  why: ${lead.message}`);
+    if (lead.next_call_at) out.push(`  next possible call: ${lead.next_call_at}`);
+    if (lead.contacts.length > 1) out.push(`  contacts: ${lead.contacts.map((c, i) => (i === lead.contact_position ? `[${c}]` : c)).join(' → ')}`);
+    if (lead.attempts.length === 0) out.push('  attempts: none yet');
+    else {
+      out.push(`  attempts (${lead.attempts.length}):`);
+      for (const a of lead.attempts) {
+        const result = a.outcome ?? a.state;
+        out.push(`    #${a.id} ${a.created_at} ${a.phone_number} ${result}${a.call_status ? ` (${a.call_status})` : ''}${a.detail ? ` — ${a.detail}` : ''}`);
+      }
+    }
+    out.push('');
+  }
+  if (!x.daemon_running) out.push('note: no daemon is running on this database right now');
+  return `${out.join('\n')}\n`;
 }

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { ConfigUnreadableError, loadConfig } from '../config/load.js';
+import { DatabaseMissingError, openDatabase, type DatabaseHandle } from '../store/database.js';
+import { schemaStatus } from '../store/migrate.js';
+import { resolveConfigPath } from './config-path.js';
+import { CliError, EXIT, type CliIo } from './io.js';
+
+// How read-only commands (status, explain) reach the store: the database named by the
+// config (or $CAMPAIGND_DATABASE when the config cannot be read), opened read-only so
+// that they work while the daemon writes and while it is down.
+
+/** The database file the config names. */
+export async function databaseFile(configFlag: string | undefined, io: CliIo): Promise<string> {
+  const configPath = resolveConfigPath(configFlag, io);
+  try {
+    const loaded = await loadConfig(configPath, io.env, { cwd: io.cwd });
+    return loaded.daemon.database;
+  } catch (err) {
+    const fromEnv = io.env.CAMPAIGND_DATABASE;
+    if (err instanceof ConfigUnreadableError) {
+      if (fromEnv) return path.resolve(io.cwd, fromEnv);
+      throw new CliError(err.message, EXIT.usage);
+    }
+    throw err;
+  }
+}
+
+/** Opens the store read-only, with a clear message when there is none yet. */
+export function openStoreReadonly(file: string): DatabaseHandle {
+  if (file === ':memory:') throw new CliError('the configured database is ":memory:": there is nothing to show from another process', EXIT.problems);
+  try {
+    return openDatabase(file, { readonly: true });
+  } catch (err) {
+    if (err instanceof DatabaseMissingError) throw new CliError(`no database at ${file}: has the daemon run yet?`, EXIT.problems);
+    throw new CliError(`cannot open the database at ${file}: ${err instanceof Error ? err.message : String(err)}`, EXIT.problems);
+  }
+}
+
+/** Refuses an empty database or one written by a newer campaignd. */
+export async function checkSchema(handle: DatabaseHandle): Promise<void> {
+  const schema = await schemaStatus(handle.db);
+  if (schema.current === null) throw new CliError(`the database at ${handle.file} holds no campaignd data yet: has the daemon run yet?`, EXIT.problems);
+  if (schema.unknown.length > 0) {
+    throw new CliError(`database schema ${schema.unknown.at(-1)} at ${handle.file} is newer than this campaignd (knows up to ${schema.latest}): upgrade campaignd`, EXIT.database);
+  }
+}
+
+/** Config → read-only store with a known schema; the caller closes it. */
+export async function openReadStore(configFlag: string | undefined, io: CliIo): Promise<DatabaseHandle> {
+  const handle = openStoreReadonly(await databaseFile(configFlag, io));
+  try {
+    await checkSchema(handle);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
