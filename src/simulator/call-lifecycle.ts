@@ -66,19 +66,19 @@ export function placeCall(
   };
   state.calls.set(id, call);
 
-  clock.setTimer(DIAL_SECONDS * 1000, () => {
+  state.schedule(clock, DIAL_SECONDS * 1000, () => {
     move(call, 'ringing', clock.now());
     if (plan.talkSeconds > 0) {
-      clock.setTimer(plan.ringSeconds * 1000, () => {
+      state.schedule(clock, plan.ringSeconds * 1000, () => {
         move(call, 'in-progress', clock.now());
         call.answered_by = plan.answeredBy;
         // A call fixed to stay in progress never ends (for "stuck call" tests).
         if (Number.isFinite(plan.talkSeconds)) {
-          clock.setTimer(plan.talkSeconds * 1000, () => finish(deps, call, assistant));
+          state.schedule(clock, plan.talkSeconds * 1000, () => finish(deps, call, assistant));
         }
       });
     } else {
-      clock.setTimer(plan.ringSeconds * 1000, () => finish(deps, call, assistant));
+      state.schedule(clock, plan.ringSeconds * 1000, () => finish(deps, call, assistant));
     }
   });
   return call;

@@ -143,6 +143,11 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   }
 
   const server = createServer((req, res) => {
+    const started = networkClock.now();
+    // Method, path and status only: the Authorization header never reaches the logs.
+    res.once('finish', () =>
+      logger.debug({ method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: networkClock.now() - started }, 'request'),
+    );
     handle(req, res).catch((err: unknown) => {
       if (err instanceof BodyTooLarge) {
         if (!res.headersSent) writeResult(res, message(413, 'Payload Too Large'));
@@ -171,6 +176,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     tokens,
     state,
     async close() {
+      state.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

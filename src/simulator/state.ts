@@ -34,6 +34,8 @@ export class SimState {
   readonly callsPerNumber = new Map<string, number>();
   private readonly counters = new Map<string, number>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly timers = new Set<() => void>();
+  private stopped = false;
 
   /** Next id for a kind of record (ids start at `start` and never repeat). */
   nextId(kind: string, start = 1): number {
@@ -69,6 +71,23 @@ export class SimState {
       if (a.fields.phone_number_id === phoneNumberId && a.fields.deleted_at === null) return true;
     }
     return false;
+  }
+
+  /** Schedules `fn` on `clock` so that `stop()` can cancel it; nothing runs after stop. */
+  schedule(clock: { setTimer(ms: number, fn: () => void): () => void }, ms: number, fn: () => void): void {
+    if (this.stopped) return;
+    const cancel = clock.setTimer(ms, () => {
+      this.timers.delete(cancel);
+      if (!this.stopped) fn();
+    });
+    this.timers.add(cancel);
+  }
+
+  /** Cancels every scheduled call move; used when the simulator closes. */
+  stop(): void {
+    this.stopped = true;
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
   }
 
   /** Keeps a background job (webhook delivery) so that `settled()` can wait for it. */

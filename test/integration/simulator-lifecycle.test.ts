@@ -85,6 +85,16 @@ describe('call lifecycle on a manual clock', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('cancels the moves of live calls when it closes', async () => {
+    const { a, clock, sim, assistantId } = await setup();
+    await a.post('/api/user/make_call', { phone_number: '+4915112345005', assistant_id: assistantId });
+    expect(clock.pending()).toBeGreaterThan(0);
+    await sim.close();
+    expect(clock.pending()).toBe(0);
+    await clock.advance(60 * 60_000);
+    expect([...sim.state.calls.values()][0]!.status).toBe('initiated');
+  });
+
   it('answers make_call with call_id and status when asked to', async () => {
     const { a, assistantId } = await setup({ callIdInResponse: true });
     const res = await a.post('/api/user/make_call', { phone_number: '+4915112345004', assistant_id: assistantId });
