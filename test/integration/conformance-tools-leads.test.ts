@@ -202,3 +202,22 @@ describe('2.3 / 4.5 / 4.6 campaigns', () => {
     expect(bad.body.errors.action).toBeDefined();
   });
 });
+
+describe('leads answered with the pagination envelope (some deployments, service-facts.md)', () => {
+  it('pages leads with per_page and page, and the client iterates them all', async () => {
+    const t = await startTestSim({ tokens: ['conf-pages'], leadsPaginated: true });
+    const c = clientFor(t.sim.url, 'conf-pages');
+    try {
+      const campaign = (await c.listCampaigns())[0]!.id;
+      for (let i = 0; i < 5; i++) await c.createLead({ phone_number: `+491511234050${i}`, campaign_id: campaign });
+      const res = await api(t.sim.url, 'conf-pages').get('/api/user/leads?per_page=2');
+      expect(res.body).toMatchObject({ current_page: 1, per_page: 2, total: 5, last_page: 3 });
+      const seen: string[] = [];
+      for await (const l of c.iterateLeads({ per_page: 2 })) seen.push(l.phone_number);
+      expect(seen.sort()).toEqual([0, 1, 2, 3, 4].map((i) => `+491511234050${i}`));
+    } finally {
+      await c.close();
+      await t.sim.close();
+    }
+  });
+});
