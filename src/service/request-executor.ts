@@ -69,7 +69,13 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     const priority: BudgetPriority = call.placesCall ? 'call' : 'read';
     for (let attempt = 1; ; attempt++) {
       const waitedMs = await opts.budget.acquire(priority);
-      const token = opts.getToken();
+      let token: string;
+      try {
+        token = opts.getToken();
+      } catch (e) {
+        // No token to send (e.g. the token file is gone): nothing was sent, so nothing was placed.
+        throw new ServiceError(`${call.endpoint}: no API token available`, { kind: 'token-rejected', endpoint: call.endpoint, cause: e });
+      }
       const scrub = (s: string): string => (token.length >= 4 ? s.split(token).join('[redacted]') : s);
       const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
       let body: string | undefined;

@@ -348,3 +348,19 @@ describe('page iterators', () => {
     expect(names).toEqual(['A1', 'A2']);
   });
 });
+
+describe('token source', () => {
+  it('a token that cannot be read is token-rejected and nothing is sent', async () => {
+    service = await startFakeService((_req, res) => json(res, 200, []));
+    client = createServiceClient({
+      baseUrl: service.url,
+      getToken: () => {
+        throw new Error('ENOENT: token file');
+      },
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    expect(await failure(client.makeCall({ phone_number: '+14155550100', assistant_id: 1 }))).toMatchObject({ kind: 'token-rejected', mayHaveBeenPlaced: false });
+    expect(service.hits).toHaveLength(0);
+  });
+});
