@@ -58,7 +58,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
       hint: 'rename the file or set name: using letters, digits, ".", "_" or "-"',
     });
   }
-  crossFieldRules(written, sink);
+  crossFieldRules(written, source.value as Record<string, unknown>, sink);
   if (sink.hasErrors) return done();
 
   const leads = written.leads as { file?: string; remote_campaign_id?: number };
@@ -93,7 +93,7 @@ function writtenName(value: unknown): string | undefined {
 }
 
 // Rules that involve more than one field, or that are legal but almost certainly a mistake.
-function crossFieldRules(written: Record<string, unknown>, sink: ProblemSink): void {
+function crossFieldRules(written: Record<string, unknown>, raw: Record<string, unknown>, sink: ProblemSink): void {
   const days = written.allowed_days as string[] | undefined;
   if (days && new Set(days).size !== days.length) {
     sink.warning(['allowed_days'], 'lists a day more than once', { hint: 'list each day once' });
@@ -106,7 +106,7 @@ function crossFieldRules(written: Record<string, unknown>, sink: ProblemSink): v
     });
   }
   const retryOn = written.retry_on as string[] | undefined;
-  if (written.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {
+  if (raw.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {
     sink.warning(['retry_on'], 'is empty, so max_retries has no effect', { hint: 'list the outcomes to retry, or set max_retries: 0' });
   }
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { DAEMON_SPEC, LOG_LEVELS } from './daemon-spec.js';
 import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js';
-import { checkUrl, checkValue, describe } from './spec.js';
+import { checkUrl } from './address.js';
+import { checkValue, describe } from './spec.js';
 import type { ConfigProblem, DaemonConfig } from './types.js';
 
 export interface DaemonParseResult {

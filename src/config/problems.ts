@@ -57,3 +57,15 @@ export function sortByPosition(problems: ConfigProblem[]): ConfigProblem[] {
 export function hasErrors(problems: readonly ConfigProblem[]): boolean {
   return problems.some((p) => p.severity === 'error');
 }
+
+/** A short, safe description of a written value for messages. */
+export function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') {
+    const text = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return JSON.stringify(text);
+  }
+  return String(value);
+}

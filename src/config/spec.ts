@@ -5,7 +5,8 @@ import { IANAZone } from 'luxon';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { didYouMean } from './suggest.js';
 import type { FieldPath } from './source.js';
-import type { ProblemSink } from './problems.js';
+import { describe, type ProblemSink } from './problems.js';
+import { checkUrl, parseListen } from './address.js';
 
 export type Spec =
   | { kind: 'integer'; min?: number; max?: number }
@@ -34,6 +35,8 @@ export interface Field {
   example?: unknown;
 }
 
+export { describe };
+
 export const TIME_PATTERN = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
 export const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -57,18 +60,6 @@ let zoneNames: readonly string[] | undefined;
 function knownZones(): readonly string[] {
   zoneNames ??= Intl.supportedValuesOf('timeZone');
   return zoneNames;
-}
-
-/** A short, safe description of a written value for messages. */
-export function describe(value: unknown): string {
-  if (value === null || value === undefined) return 'empty';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') {
-    const text = value.length > 40 ? `${value.slice(0, 37)}...` : value;
-    return JSON.stringify(text);
-  }
-  return String(value);
 }
 
 function suggestion(input: string, candidates: readonly string[]): string {
@@ -200,42 +191,6 @@ function textKindName(spec: TextSpec): string {
     'env-name': 'an environment variable name',
   };
   return names[spec.kind];
-}
-
-/** Validate an http(s) base URL; never echoes one that carries credentials. */
-export function checkUrl(text: string, path: FieldPath, sink: ProblemSink): string | undefined {
-  const shown = text.includes('@') ? 'the URL' : describe(text);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    sink.error(path, `${shown} is not a URL`, { hint: 'write the service address with its scheme, e.g. https://service.example' });
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    sink.error(path, `${shown} is not an http(s) URL`, { hint: 'use a URL starting with https:// (or http:// for a local simulator)' });
-    return undefined;
-  }
-  if (url.username || url.password) {
-    sink.error(path, 'the URL must not carry a user name or password', { hint: 'put the token in api.token_file or CAMPAIGND_API_TOKEN' });
-    return undefined;
-  }
-  if (url.search || url.hash) {
-    sink.error(path, `${shown} must not have a query or fragment`, { hint: 'give only the base address, e.g. https://service.example' });
-    return undefined;
-  }
-  return text.replace(/\/+$/, '');
-}
-
-/** `host:port` or `[v6]:port` → parts. */
-function parseListen(text: string, path: FieldPath, sink: ProblemSink): { host: string; port: number } | undefined {
-  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) {
-    sink.error(path, `${describe(text)} is not host:port`, { hint: 'write e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464 (port 0 to 65535)' });
-    return undefined;
-  }
-  return { host: m[1] ?? m[2] ?? '', port };
 }
 
 function checkList(spec: Extract<Spec, { kind: 'list' }>, value: unknown, path: FieldPath, sink: ProblemSink): unknown[] | undefined {

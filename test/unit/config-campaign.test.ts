@@ -220,3 +220,19 @@ describe('parseCampaignFile: legal but suspicious', () => {
     ]);
   });
 });
+
+describe('parseCampaignFile: retry_on and max_retries', () => {
+  const base = 'assistant_id: 1\nallowed_days: [monday]\nallowed_hours_start_time: "09:00"\nallowed_hours_end_time: "17:00"\nleads: { remote_campaign_id: 1 }\n';
+
+  it('an empty retry_on is allowed and retries nothing', () => {
+    const { campaign, problems } = parseCampaignFile('/tmp/r.yaml', `${base}retry_on: []\n`);
+    expect(problems).toEqual([]);
+    expect(campaign?.retryOn).toEqual([]);
+  });
+
+  it('warns when max_retries is written but retry_on is empty', () => {
+    const { campaign, problems } = parseCampaignFile('/tmp/r.yaml', `${base}retry_on: []\nmax_retries: 4\n`);
+    expect(campaign).toBeDefined();
+    expect(problems).toMatchObject([{ field: 'retry_on', severity: 'warning', line: 6 }]);
+  });
+});
