@@ -1,0 +1,315 @@
+// An in-process campaignd stack for engine tests: the simulator, a real SQLite store, the
+// real service client and the engine, all on ONE sped-up clock, so a campaign of
+// minute-long calls runs in a second or two. Webhooks reach the engine through the
+// daemon's real HTTP surface (startHttpServer), exactly as in production.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { CampaignConfig } from '../../src/config/types.js';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
+import type { EngineClient } from '../../src/engine/ports.js';
+import { engineClientFrom } from '../../src/engine/service-port.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/http/server.js';
+import { importLeads } from '../../src/leads/import.js';
+import type { ReadLeadResult } from '../../src/leads/read-leads.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { createServiceClient, type ServiceClient } from '../../src/service/client.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
+import { upsertCampaign } from '../../src/store/campaigns.js';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import type { Database, LeadState } from '../../src/store/types.js';
+import { scaledClock, systemClock, type Clock } from '../../src/time/clock.js';
+import { assertAllRules, type CampaignUnderTest } from './invariants.js';
+import { waitUntil } from './wait.js';
+
+export { waitUntil } from './wait.js';
+
+/** Monday 2026-01-05 10:00 UTC: the default start of simulated time. */
+export const DEFAULT_ORIGIN = Date.UTC(2026, 0, 5, 10, 0, 0);
+export const WEBHOOK_SECRET = 'stack-webhook-secret-0123456789';
+const TOKEN = 'stack-token-0123456789abcdef';
+
+/** One lead: its primary number, secondary contacts in order, and its zone. */
+export interface LeadSpec {
+  phone: string;
+  secondary?: string[];
+  timezone?: string;
+}
+
+/** A campaign of the stack; settings override a whole-day, every-day UTC window. */
+export interface CampaignSpec {
+  name?: string;
+  settings?: Partial<Omit<CampaignConfig, 'name' | 'file' | 'assistantId'>>;
+  leads: LeadSpec[];
+  /** Numbers the service will refuse (400): the checks expect no call to them. */
+  rejected?: string[];
+}
+
+/** A `/__sim/outcomes` body. */
+export interface FixedOutcomeSpec {
+  phone_number: string;
+  status: string;
+  answered_by?: 'human' | 'machine' | 'unknown' | null;
+  duration?: number;
+  count?: number;
+}
+
+export interface StackOptions {
+  campaigns: CampaignSpec[];
+  /** Simulated ms per real ms (default 400). */
+  scale?: number;
+  /** Simulated start instant (default DEFAULT_ORIGIN). */
+  origin?: number;
+  /** The simulator posts post-call webhooks to the daemon's HTTP surface (default true). */
+  webhooks?: boolean;
+  outcomes?: Partial<Record<OutcomeName, number>>;
+  callDurationSeconds?: { min: number; max: number };
+  callIdInResponse?: boolean;
+  seed?: number;
+  /** Account-wide cap (daemon max_calls_in_parallel). */
+  accountMaxCalls?: number;
+  settleSeconds?: number;
+  /** `/__sim/faults` bodies set before the engine starts. */
+  faults?: Record<string, unknown>[];
+  fixedOutcomes?: FixedOutcomeSpec[];
+  /** A database file (for restart tests); default: a fresh temp file. */
+  dbFile?: string;
+  /** Start the engine at once (default true). */
+  startEngine?: boolean;
+  /** Wraps the engine's client (e.g. to hold a make_call answer back). */
+  wrapClient?: (client: EngineClient) => EngineClient;
+}
+
+/** A running stack; `close()` releases everything (call it in afterEach). */
+export interface Stack {
+  clock: Clock;
+  sim: RunningSimulator;
+  db: Kysely<Database>;
+  dbFile: string;
+  client: ServiceClient;
+  engineClient: EngineClient;
+  engine: Engine | null;
+  assistantId: number;
+  campaigns: CampaignUnderTest[];
+  webhookUrl: string;
+  /** Starts a fresh engine on the same database (a restart after a crash). */
+  startEngine(): Promise<Engine>;
+  /** Stops the engine (in-flight requests get `graceMs`). */
+  stopEngine(graceMs?: number): Promise<void>;
+  /** Every call the simulator placed, by id. */
+  simCalls(): SimCall[];
+  /** POSTs a `/__sim/…` control and returns the JSON answer (fails on non-2xx). */
+  control(pathname: string, body?: unknown): Promise<unknown>;
+  /** Runs every rule of invariants.ts over the simulator's calls and the final states. */
+  assertAllRules(): Promise<void>;
+  /** Resolves when every lead is final, no attempt is live and no webhook success awaits a poll. */
+  waitForQuiet(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The campaign file a spec stands for (every day, all day, UTC, unless overridden). */
+export function campaignConfigFor(spec: CampaignSpec, index: number, assistantId: number): CampaignConfig {
+  const name = spec.name ?? `campaign-${index + 1}`;
+  return {
+    name,
+    file: `/test/campaigns/${name}.yaml`,
+    assistantId,
+    timezone: 'UTC',
+    allowedDays: [1, 2, 3, 4, 5, 6, 7],
+    allowedHoursStart: 0,
+    allowedHoursEnd: 0,
+    maxCallsInParallel: 3,
+    maxRetries: 2,
+    retryIntervalSeconds: 60,
+    markCompleteWhenNoLeads: true,
+    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'],
+    blackoutDates: [],
+    initialStatus: 'running',
+    leads: {},
+    allowDuplicates: false,
+    ...spec.settings,
+  };
+}
+
+/** `count` distinct E.164 numbers that are not the simulator's own (+1 202 555 …). */
+export function phoneNumbers(count: number, offset = 0): string[] {
+  return Array.from({ length: count }, (_, i) => `+1202555${String(1000 + offset + i).padStart(4, '0')}`);
+}
+
+/** Builds and starts a stack. */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const clock = scaledClock(opts.scale ?? 400, opts.origin ?? DEFAULT_ORIGIN);
+  const tmpDir = opts.dbFile ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-engine-'));
+  const dbFile = opts.dbFile ?? path.join(tmpDir!, 'campaignd.db');
+  const logger = silentLogger();
+  const closers: (() => Promise<void>)[] = [];
+  const close = async (): Promise<void> => {
+    for (const fn of closers.splice(0).reverse()) await fn().catch(() => undefined);
+  };
+
+  try {
+    const sim = await startSimulator({
+      clock,
+      networkClock: systemClock,
+      tokens: [TOKEN],
+      seed: opts.seed ?? 11,
+      callIdInResponse: opts.callIdInResponse ?? false,
+      ...(opts.outcomes ? { outcomes: opts.outcomes } : {}),
+      callDurationSeconds: opts.callDurationSeconds ?? { min: 20, max: 120 },
+    });
+    closers.push(() => sim.close());
+    const client = createServiceClient({
+      baseUrl: sim.url,
+      getToken: () => TOKEN,
+      clock,
+      logger,
+      serverTimezone: 'UTC',
+      // Real-time request timeouts: generous, so a busy CI box never turns an answer into "unknown".
+      requestTimeoutMs: 10_000,
+    });
+    closers.push(() => client.close());
+    const baseEngineClient = engineClientFrom(client);
+    const engineClient = opts.wrapClient ? opts.wrapClient(baseEngineClient) : baseEngineClient;
+
+    const store: DatabaseHandle = openDatabase(dbFile);
+    closers.push(async () => {
+      await store.close();
+      if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+    });
+    const { db } = store;
+    await migrateToLatest(db, { clock });
+
+    const assistantId = Number((await client.listOutboundAssistants())[0]?.id);
+    const campaigns: Stack['campaigns'] = [];
+    for (const [i, spec] of opts.campaigns.entries()) {
+      const config = campaignConfigFor(spec, i, assistantId);
+      const row = await upsertCampaign(db, config, { timezone: config.timezone ?? 'UTC' }, clock.now());
+      const leads = spec.leads.map((l) => ({ contacts: [l.phone, ...(l.secondary ?? [])], ...(l.timezone ? { timezone: l.timezone } : {}) }));
+      campaigns.push({ id: row.id, name: row.name, config, leads, ...(spec.rejected ? { rejected: new Set(spec.rejected) } : {}) });
+      await importLeads(db, { id: row.id, allowDuplicates: false }, leadRows(spec.leads), { now: clock.now(), sourceFile: `/test/leads/${row.name}.csv` });
+    }
+
+    let engine: Engine | null = null;
+    const http: HttpServerHandle = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      metrics: createMetrics(),
+      clock,
+      ready: async () => ({ ok: true, checks: {} }),
+      webhook: {
+        secret: () => WEBHOOK_SECRET,
+        handle: async (payload, receivedAt) => {
+          if (!engine) return { accepted: false, detail: 'engine not running' };
+          return engine.handleWebhook(payload, receivedAt);
+        },
+      },
+    });
+    closers.push(() => http.close());
+    const webhookUrl = `http://127.0.0.1:${http.port}/webhooks/post-call?secret=${WEBHOOK_SECRET}`;
+    const webhooks = opts.webhooks ?? true;
+    if (webhooks) await client.updateAssistant(assistantId, { is_webhook_active: true, webhook_url: webhookUrl });
+
+    const control = async (pathname: string, body: unknown = {}): Promise<unknown> => {
+      const res = await fetch(`${sim.url}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json: unknown = await res.json();
+      if (!res.ok) throw new Error(`${pathname} answered ${res.status}: ${JSON.stringify(json)}`);
+      return json;
+    };
+    for (const f of opts.faults ?? []) await control('/__sim/faults', f);
+    for (const o of opts.fixedOutcomes ?? []) await control('/__sim/outcomes', o);
+
+    let engineCount = 0;
+    const stack: Stack = {
+      clock,
+      sim,
+      db,
+      dbFile,
+      client,
+      engineClient,
+      engine: null,
+      assistantId,
+      campaigns,
+      webhookUrl,
+      async startEngine() {
+        await stack.stopEngine();
+        engineCount++;
+        const e = createEngine({
+          db,
+          client: engineClient,
+          clock,
+          logger,
+          instanceId: `test-engine-${engineCount}`,
+          ...(opts.accountMaxCalls !== undefined ? { accountMaxCalls: opts.accountMaxCalls } : {}),
+          settleSeconds: opts.settleSeconds ?? 180,
+          serverTimezone: 'UTC',
+          webhooksEnabled: webhooks,
+        });
+        await e.start();
+        engine = e;
+        stack.engine = e;
+        return e;
+      },
+      async stopEngine(graceMs = 10_000) {
+        const e = engine;
+        engine = null;
+        stack.engine = null;
+        if (e) await e.stop(graceMs);
+      },
+      simCalls: () => [...sim.state.calls.values()].sort((a, b) => a.id - b.id),
+      control,
+      async waitForQuiet(timeoutMs = 20_000) {
+        await waitUntil(() => isQuiet(db), { timeoutMs, message: () => describeProgress(db) });
+      },
+      assertAllRules: () => assertAllRules(db, stack.simCalls(), campaigns, { now: clock.now(), ...(opts.accountMaxCalls !== undefined ? { accountMaxCalls: opts.accountMaxCalls } : {}) }),
+      close,
+    };
+    // The engine goes first on close, before the store and the simulator it uses.
+    closers.push(() => stack.stopEngine(2_000));
+    if (opts.startEngine ?? true) await stack.startEngine();
+    return stack;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function* leadRows(leads: LeadSpec[]): AsyncGenerator<ReadLeadResult> {
+  let line = 1;
+  for (const l of leads) {
+    line++;
+    yield { ok: true, line, lead: { phoneNumber: l.phone, secondary: l.secondary ?? [], ...(l.timezone ? { timezone: l.timezone } : {}), variables: { name: `lead ${line}` } } };
+  }
+}
+
+const ACTIVE: LeadState[] = ['pending', 'calling', 'retry-scheduled'];
+
+/** True when nothing is left to happen: leads final, no live attempt, no unconfirmed webhook success. */
+export async function isQuiet(db: Kysely<Database>): Promise<boolean> {
+  const active = await db.selectFrom('leads').select('id').where('state', 'in', ACTIVE).limit(1).executeTakeFirst();
+  if (active) return false;
+  const live = await db.selectFrom('attempts').select('id').where('state', 'in', ['dialing', 'placed', 'unknown']).limit(1).executeTakeFirst();
+  if (live) return false;
+  const provisional = await db
+    .selectFrom('attempts')
+    .select('id')
+    .where('state', '=', 'ended')
+    .where('outcome_source', '=', 'webhook')
+    .where('outcome', '=', 'success')
+    .limit(1)
+    .executeTakeFirst();
+  return provisional === undefined;
+}
+
+/** Lead and attempt states, for timeout messages. */
+export async function describeProgress(db: Kysely<Database>): Promise<string> {
+  const leads = await db.selectFrom('leads').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+  const attempts = await db.selectFrom('attempts').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+  return `leads ${JSON.stringify(Object.fromEntries(leads.map((r) => [r.state, Number(r.n)])))}, attempts ${JSON.stringify(
+    Object.fromEntries(attempts.map((r) => [r.state, Number(r.n)])),
+  )}`;
+}
