@@ -103,15 +103,24 @@ function finish(deps: LifecycleDeps, call: SimCall, assistant: SimAssistant): vo
   call.carrier_cost = connected ? round(minutes * 0.014) : 0;
   call.total_cost = connected ? round(call.carrier_cost + minutes * 0.08) : 0;
   const f = assistant.fields;
+  const greeting = fillVariables(f.initial_message, { ...f.variables, ...call.input_variables });
   if (connected && plan.answeredBy === 'human') {
-    call.transcript = `AI: ${f.initial_message}\nuser: Hi, yes, speaking.\nAI: Thank you for your time.\nuser: Bye.`;
+    call.transcript = `AI: ${greeting}\nuser: Hi, yes, speaking.\nAI: Thank you for your time.\nuser: Bye.`;
     call.variables = extractVariables(f.post_call_schema);
     if (f.post_call_evaluation) call.evaluation = { successful: plan.finalStatus !== 'ended_by_customer', summary: 'The customer was reached.' };
   } else if (connected) {
-    call.transcript = `AI: ${f.initial_message}\nuser: [voicemail greeting]`;
+    call.transcript = `AI: ${greeting}\nuser: [voicemail greeting]`;
   }
   if (connected && f.record) call.recording_url = `${deps.origin()}/recordings/${call.id}.mp3`;
   sendPostCallWebhook(deps, call, assistant);
+}
+
+/** Replaces `{{name}}` placeholders with the call's variables (unknown ones stay as written). */
+function fillVariables(text: string, vars: Record<string, unknown>): string {
+  return text.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (whole, key: string) => {
+    const v = vars[key];
+    return v === undefined || v === null ? whole : String(v);
+  });
 }
 
 function round(n: number): number {

@@ -72,6 +72,7 @@ describe('post-call webhooks', () => {
     expect(p.lead).toMatchObject({ phone_number: '+4915112345678', variables: { name: 'Ada' }, status: 'created' });
     expect(p.campaign).toMatchObject({ id: campaignId, status: 'draft' });
     expect(typeof p.recording_url).toBe('string');
+    expect(p.transcript).toContain('Hi Ada,');
 
     const call = (await a.get('/api/user/calls')).body.data[0];
     expect(call.id).toBe(p.id);
