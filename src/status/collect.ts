@@ -1,9 +1,9 @@
 import { DateTime, IANAZone } from 'luxon';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
-import { LIVE_ATTEMPT_STATES, type CampaignRow, type Database, type DaemonRow } from '../store/types.js';
+import { LIVE_ATTEMPT_STATES, type CampaignRow, type Database, type DaemonRow, type LeadState } from '../store/types.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
@@ -50,11 +50,9 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       rows = wanted;
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
-    const [leadCounts, attemptTotals, live] = await Promise.all([countLeads(trx, only), countAttempts(trx, only), countLive(trx, only)]);
+    const live = await countLive(trx, only);
     const campaigns: CampaignStatus[] = [];
-    for (const row of rows) {
-      campaigns.push(await collectCampaign(trx, row, opts.now, leadCounts.get(row.id) ?? emptyCounts(), attemptTotals.get(row.id) ?? 0, live.get(row.id) ?? 0));
-    }
+    for (const row of rows) campaigns.push(await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0));
     return { daemon, campaigns };
   });
 }
@@ -83,7 +81,9 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
   };
 }
 
-async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, leads: LeadCounts, attemptsTotal: number, liveCalls: number): Promise<CampaignStatus> {
+async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, liveCalls: number): Promise<CampaignStatus> {
+  const leads = await countLeads(trx, row.id);
+  const attemptsTotal = await countSince(trx, row.id);
   const config = parseCampaignConfig(row.config_json);
   const stored = row.timezone ?? config?.timezone ?? null;
   // A zone this luxon does not know would make every local-time computation throw.
@@ -144,51 +144,57 @@ export function finishAt(spec: WindowSpec | undefined, now: number, work: number
   return null;
 }
 
-/** Lead counts per campaign and state: one GROUP BY over the (campaign_id, state) index. */
-async function countLeads(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, LeadCounts>> {
-  let query = trx.selectFrom('leads').select(['campaign_id', 'state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['campaign_id', 'state']);
-  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
-  const out = new Map<number, LeadCounts>();
-  for (const r of await query.execute()) {
-    const counts = out.get(r.campaign_id) ?? emptyCounts();
-    const n = Number(r.n);
+/** Lead states in the order of the report's `leads` keys. */
+const LEAD_STATE_KEYS = [
+  ['pending', 'pending'],
+  ['calling', 'calling'],
+  ['retry-scheduled', 'retry_scheduled'],
+  ['completed', 'completed'],
+  ['reached-max-retries', 'reached_max_retries'],
+  ['invalid', 'invalid'],
+  ['suppressed', 'suppressed'],
+] as const satisfies readonly (readonly [LeadState, keyof LeadCounts])[];
+
+/**
+ * One campaign's lead counts. One `count(*)` per state rather than a GROUP BY: with both
+ * index columns fixed SQLite only walks the index range, which measured twice as fast
+ * as grouping at 1M leads (bench/status.ts).
+ */
+async function countLeads(trx: Transaction<Database>, campaignId: number): Promise<LeadCounts> {
+  const counts = emptyCounts();
+  for (const [state, key] of LEAD_STATE_KEYS) {
+    const r = await trx
+      .selectFrom('leads')
+      .where('campaign_id', '=', campaignId)
+      .where('state', '=', state)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    const n = Number(r?.n ?? 0);
+    counts[key] = n;
     counts.total += n;
-    switch (r.state) {
-      case 'pending': counts.pending += n; break;
-      case 'calling': counts.calling += n; break;
-      case 'retry-scheduled': counts.retry_scheduled += n; break;
-      case 'completed': counts.completed += n; break;
-      case 'reached-max-retries': counts.reached_max_retries += n; break;
-      case 'invalid': counts.invalid += n; break;
-      case 'suppressed': counts.suppressed += n; break;
-    }
-    out.set(r.campaign_id, counts);
   }
-  return out;
+  return counts;
 }
 
-async function countAttempts(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, number>> {
-  let query = trx.selectFrom('attempts').select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('campaign_id');
-  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
-  return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
-}
-
-/** Live calls per campaign, through the partial index on live attempts (same IN list). */
+/** Live calls per campaign, through the partial index on live attempts. */
 async function countLive(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, number>> {
   let query = trx
     .selectFrom('attempts')
-    .where('state', 'in', [...LIVE_ATTEMPT_STATES])
+    // Literals, not bound parameters: SQLite uses a partial index only when it can prove
+    // the query's WHERE implies the index's, which it cannot do through `?` (a full scan
+    // of 600k attempts took 440 ms; through the index it is instant).
+    .where('state', 'in', LIVE_ATTEMPT_STATES.map((s) => sql.lit(s)))
     .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy('campaign_id');
   if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
   return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
 }
 
-async function countSince(trx: Transaction<Database>, campaignId: number, since: number): Promise<number> {
-  const r = await trx
-    .selectFrom('attempts')
-    .where('campaign_id', '=', campaignId)
-    .where('created_at', '>=', since)
+/** Attempts of a campaign (created at or after `since`): a range of the (campaign_id, created_at) index. */
+async function countSince(trx: Transaction<Database>, campaignId: number, since?: number): Promise<number> {
+  let query = trx.selectFrom('attempts').where('campaign_id', '=', campaignId);
+  if (since !== undefined) query = query.where('created_at', '>=', since);
+  const r = await query
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirst();
   return Number(r?.n ?? 0);

@@ -1,0 +1,115 @@
+// `npx tsx bench/status.ts [LEADS]`: how long `campaignd status` takes to collect its
+// report from a database of LEADS leads (default 1,000,000) over 5 campaigns, with
+// about 0.6 attempts per lead. Target: ≤ 300 ms per report at 1M leads.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import SqliteDatabase from 'better-sqlite3';
+import { openDatabase } from '../src/store/database.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { collectStatus } from '../src/status/collect.js';
+import { renderStatus } from '../src/status/render.js';
+
+const LEADS = Number(process.argv[2] ?? 1_000_000);
+const CAMPAIGNS = 5;
+const NOW = Date.UTC(2026, 10, 23, 10, 0, 0); // Monday 11:00 Berlin: windows open
+const STATES = ['pending', 'pending', 'pending', 'retry-scheduled', 'completed', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'calling'] as const;
+
+// BENCH_KEEP=1 keeps the built file; BENCH_DB=FILE measures a file built earlier.
+const reuse = process.env.BENCH_DB;
+const dir = reuse ? path.dirname(reuse) : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-status-'));
+const file = reuse ?? path.join(dir, 'campaignd.db');
+try {
+  if (!reuse) await build();
+  await measure();
+} finally {
+  if (process.env.BENCH_KEEP || reuse) console.log(`kept ${file}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
+}
+
+async function build(): Promise<void> {
+  const setup = openDatabase(file);
+  await migrateToLatest(setup.db, { clock: { now: () => NOW } });
+  await setup.close();
+
+  const t0 = performance.now();
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = OFF');
+  const insertCampaign = raw.prepare(
+    `insert into campaigns (name, state, assistant_id, timezone, max_calls_in_parallel, config_json, created_at, updated_at)
+     values (?, 'running', 12, 'Europe/Berlin', 50, ?, 0, 0)`,
+  );
+  const insertLead = raw.prepare(
+    `insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at) values (?, ?, ?, ?, ?, 0, ?)`,
+  );
+  const insertAttempt = raw.prepare(
+    `insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at) values (?, ?, 0, ?, 12, ?, ?, ?)`,
+  );
+  const config = (name: string): string =>
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50 });
+  raw.transaction(() => {
+    for (let c = 1; c <= CAMPAIGNS; c++) insertCampaign.run(`campaign-${c}`, config(`campaign-${c}`));
+  })();
+  let attempts = 0;
+  let live = 0;
+  const batch = raw.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const campaign = (i % CAMPAIGNS) + 1;
+      const state = STATES[Math.floor(i / CAMPAIGNS) % STATES.length]!;
+      const phone = `+1555${String(i).padStart(7, '0')}`;
+      const final = state === 'completed' || state === 'reached-max-retries';
+      const updated = final ? NOW - ((i * 7919) % (48 * 3_600_000)) : 0;
+      const lead = insertLead.run(campaign, phone, phone, state, final ? null : NOW, updated).lastInsertRowid as number;
+      if (state === 'pending' || state === 'invalid' || state === 'suppressed') continue;
+      // a lead that was called: one or two attempts spread over two days
+      const created = NOW - ((i * 104_729) % (48 * 3_600_000));
+      if (state === 'reached-max-retries') {
+        insertAttempt.run(campaign, lead, phone, 'ended', created - 3_600_000, created - 3_600_000);
+        attempts++;
+      }
+      const attemptState = state === 'calling' && live < 250 ? 'placed' : 'ended';
+      if (attemptState === 'placed') live++;
+      insertAttempt.run(campaign, lead, phone, attemptState, created, created);
+      attempts++;
+    }
+  });
+  for (let from = 0; from < LEADS; from += 50_000) batch(from, Math.min(LEADS, from + 50_000));
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.exec('analyze');
+  raw.close();
+  console.log(`built ${LEADS.toLocaleString('en')} leads, ${attempts.toLocaleString('en')} attempts, ${live} live, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+async function measure(): Promise<void> {
+
+  const handle = openDatabase(file, { readonly: true });
+  const opts = { now: NOW, version: 'bench', isPidAlive: () => false };
+  const first = performance.now();
+  const report = await collectStatus(handle.db, opts);
+  console.log(`first report (cold): ${(performance.now() - first).toFixed(0)} ms`);
+  const times: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now();
+    await collectStatus(handle.db, opts);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const pct = (p: number): string => (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0).toFixed(0);
+  console.log(`collectStatus, all ${CAMPAIGNS} campaigns: median ${pct(0.5)} ms, p90 ${pct(0.9)} ms, max ${pct(1)} ms (target ≤ 300 ms)`);
+  const one: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now();
+    await collectStatus(handle.db, { ...opts, campaign: 'campaign-3' });
+    one.push(performance.now() - t);
+  }
+  one.sort((a, b) => a - b);
+  console.log(`collectStatus, one campaign: median ${(one[7] ?? 0).toFixed(0)} ms`);
+  const t = performance.now();
+  renderStatus(report, { now: NOW, color: false });
+  console.log(`render: ${(performance.now() - t).toFixed(1)} ms`);
+  const total = report.campaigns.reduce((n, c) => n + c.leads.total, 0);
+  if (!reuse && total !== LEADS) throw new Error(`report counts ${total} leads, expected ${LEADS}`);
+  await handle.close();
+}
