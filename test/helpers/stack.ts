@@ -15,7 +15,7 @@ import { startHttpServer, type HttpServerHandle } from '../../src/http/server.js
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { createServiceClient, type ServiceClient } from '../../src/service/client.js';
+import { createServiceClient, type RequestEvent, type ServiceClient } from '../../src/service/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
@@ -70,6 +70,8 @@ export interface StackOptions {
   callDurationSeconds?: { min: number; max: number };
   callIdInResponse?: boolean;
   seed?: number;
+  /** The simulator's own per-token rate limit (429 with Retry-After), in simulated time. */
+  rateLimit?: { perMinute: number; burst: number; burstWindowSeconds: number };
   /** Account-wide cap (daemon max_calls_in_parallel). */
   accountMaxCalls?: number;
   settleSeconds?: number;
@@ -96,6 +98,8 @@ export interface Stack {
   assistantId: number;
   campaigns: CampaignUnderTest[];
   webhookUrl: string;
+  /** Every service request the client made, in order (endpoint, HTTP status, error kind). */
+  requests: RequestEvent[];
   /** Starts a fresh engine on the same database (a restart after a crash). */
   startEngine(): Promise<Engine>;
   /** Stops the engine (in-flight requests get `graceMs`). */
@@ -140,6 +144,11 @@ export function phoneNumbers(count: number, offset = 0): string[] {
   return Array.from({ length: count }, (_, i) => `+1202555${String(1000 + offset + i).padStart(4, '0')}`);
 }
 
+/** `/__sim/outcomes` bodies that make every call to these numbers a short human-answered success. */
+export function allSucceed(numbers: readonly string[], duration = 20): FixedOutcomeSpec[] {
+  return numbers.map((phone_number) => ({ phone_number, status: 'completed', answered_by: 'human', duration }));
+}
+
 /** Builds and starts a stack. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const clock = scaledClock(opts.scale ?? 400, opts.origin ?? DEFAULT_ORIGIN);
@@ -151,6 +160,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const fn of closers.splice(0).reverse()) await fn().catch(() => undefined);
   };
 
+  const requests: RequestEvent[] = [];
   try {
     const sim = await startSimulator({
       clock,
@@ -158,6 +168,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       tokens: [TOKEN],
       seed: opts.seed ?? 11,
       callIdInResponse: opts.callIdInResponse ?? false,
+      rateLimit: opts.rateLimit ?? null,
       ...(opts.outcomes ? { outcomes: opts.outcomes } : {}),
       callDurationSeconds: opts.callDurationSeconds ?? { min: 20, max: 120 },
     });
@@ -170,6 +181,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       serverTimezone: 'UTC',
       // Real-time request timeouts: generous, so a busy CI box never turns an answer into "unknown".
       requestTimeoutMs: 10_000,
+      onRequest: (e) => requests.push(e),
     });
     closers.push(() => client.close());
     const baseEngineClient = engineClientFrom(client);
@@ -235,6 +247,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       assistantId,
       campaigns,
       webhookUrl,
+      requests,
       async startEngine() {
         await stack.stopEngine();
         engineCount++;
