@@ -9,9 +9,8 @@ export function engineClientFrom(client: ServiceClient): EngineClient {
   const zone = client.serverTimezone;
   return {
     async makeCall(req, opts) {
-      if (opts?.canSend && !opts.canSend()) return { callId: null, sent: false };
-      const answer = await client.makeCall(req);
-      return { callId: answer.callId, sent: true };
+      const answer = await client.makeCall(req, opts?.canSend ? { beforeSend: opts.canSend } : undefined);
+      return { callId: answer.callId, sent: answer.sent };
     },
     async listCallsSince(assistantId, dateFrom, onPage) {
       for (let page = 1; ; page++) {

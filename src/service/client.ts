@@ -4,7 +4,7 @@ import { createHttpTransport } from './http-transport.js';
 import { createRateBudget, type RateBudget } from './rate-budget.js';
 import { createExecutor, type RequestEvent } from './request-executor.js';
 import { iteratePages, parseListAnswer, type ListPage } from './pages.js';
-import { isRecord } from './errors.js';
+import { isRecord, RequestWithheldError } from './errors.js';
 import {
   assistantSchema,
   assistantSummarySchema,
@@ -73,6 +73,8 @@ export interface ServiceClientOptions {
 export interface MakeCallResult {
   message: string;
   callId: string | null;
+  /** False only when `beforeSend` withheld the request: nothing reached the service. */
+  sent: boolean;
 }
 
 /** The answer of update-status (4.6). */
@@ -93,7 +95,8 @@ export interface ServiceClient {
   listLeads(query?: ListLeadsQuery): Promise<ListPage<Lead>>;
   listCampaigns(): Promise<Campaign[]>;
   updateCampaignStatus(body: UpdateCampaignStatusRequest): Promise<CampaignStatusResult>;
-  makeCall(body: MakeCallRequest): Promise<MakeCallResult>;
+  /** Sends make_call once; `beforeSend` is asked right before sending (false → `sent: false`). */
+  makeCall(body: MakeCallRequest, opts?: { beforeSend?: () => boolean }): Promise<MakeCallResult>;
   listCalls(query?: Partial<ListCallsQuery>): Promise<ListPage<Call>>;
   createAssistant(body: CreateAssistantRequest): Promise<AssistantSummary>;
   updateAssistant(id: number, body: UpdateAssistantRequest): Promise<AssistantSummary>;
@@ -176,8 +179,22 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
           status: d.status,
         };
       }),
-    makeCall: (body) =>
-      execute({ endpoint: 'make_call', method: 'POST', path: '/api/user/make_call', body, parse: readMakeCall, placesCall: true }),
+    makeCall: async (body, callOpts) => {
+      try {
+        return await execute({
+          endpoint: 'make_call',
+          method: 'POST',
+          path: '/api/user/make_call',
+          body,
+          parse: readMakeCall,
+          placesCall: true,
+          ...(callOpts?.beforeSend ? { beforeSend: callOpts.beforeSend } : {}),
+        });
+      } catch (err) {
+        if (err instanceof RequestWithheldError) return { message: 'not sent', callId: null, sent: false };
+        throw err;
+      }
+    },
     listCalls: (query = {}) => list<Call>('list_calls', `/api/user/calls${qs(query)}`, callSchema, query.page ?? 1),
     createAssistant: (body) =>
       send('create_assistant', 'POST', '/api/user/assistant', body, (j) => assistantSummarySchema.parse(data(j))),
@@ -220,7 +237,7 @@ export function readMakeCall(json: unknown): MakeCallResult {
   const rec = isRecord(json) ? json : {};
   const inner = isRecord(rec['data']) ? rec['data'] : {};
   const id = idText(rec['call_id']) ?? idText(inner['call_id']) ?? idText(inner['id']);
-  return { message: typeof rec['message'] === 'string' ? rec['message'] : '', callId: id };
+  return { message: typeof rec['message'] === 'string' ? rec['message'] : '', callId: id, sent: true };
 }
 
 function idText(v: unknown): string | null {

@@ -105,3 +105,11 @@ export function bodyMessage(body: unknown): string | undefined {
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** A request its caller withdrew before it was sent (`beforeSend` said no): nothing reached the service. */
+export class RequestWithheldError extends Error {
+  constructor(readonly endpoint: string) {
+    super(`${endpoint} withheld before sending`);
+    this.name = 'RequestWithheldError';
+  }
+}

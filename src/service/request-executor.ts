@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { BudgetPriority, RateBudget } from './rate-budget.js';
 import type { HttpRequest, HttpTransport } from './http-transport.js';
 import {
+  RequestWithheldError,
   ServiceError,
   bodyMessage,
   extractFieldErrors,
@@ -41,6 +42,11 @@ export interface ServiceCall<T> {
   parse: (json: unknown) => T;
   /** True only for make_call: never retried, and failures may mean a placed call. */
   placesCall?: boolean;
+  /**
+   * Asked once the rate budget granted the request, right before it is sent: false
+   * withholds it (a calling window may have closed while the request waited).
+   */
+  beforeSend?: () => boolean;
 }
 
 export interface ExecutorOptions {
@@ -69,6 +75,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     const priority: BudgetPriority = call.placesCall ? 'call' : 'read';
     for (let attempt = 1; ; attempt++) {
       const waitedMs = await opts.budget.acquire(priority);
+      if (call.beforeSend && !call.beforeSend()) throw new RequestWithheldError(call.endpoint);
       let token: string;
       try {
         token = opts.getToken();

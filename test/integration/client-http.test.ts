@@ -150,13 +150,24 @@ describe('make_call', () => {
         ? json(res, 200, { message: 'Call initiated successfully', call_id: 480337, status: 'initiated' })
         : json(res, 200, { message: 'Call initiated successfully', data: {} }),
     );
-    expect(await client.makeCall(req)).toEqual({ message: 'Call initiated successfully', callId: '480337' });
-    expect(await client.makeCall(req)).toEqual({ message: 'Call initiated successfully', callId: null });
+    expect(await client.makeCall(req)).toEqual({ message: 'Call initiated successfully', callId: '480337', sent: true });
+    expect(await client.makeCall(req)).toEqual({ message: 'Call initiated successfully', callId: null, sent: true });
+  });
+
+  it('beforeSend answering false withholds the request: the service sees nothing', async () => {
+    const { service, client } = await setup((_req, res) => json(res, 200, { message: 'Call initiated successfully', data: {} }));
+    let asked = 0;
+    const withheld = await client.makeCall(req, { beforeSend: () => (asked++, false) });
+    expect(withheld).toEqual({ message: 'not sent', callId: null, sent: false });
+    expect(asked).toBe(1);
+    expect(service.hits).toHaveLength(0);
+    expect(await client.makeCall(req, { beforeSend: () => true })).toMatchObject({ sent: true });
+    expect(service.hits).toHaveLength(1);
   });
 
   it('a 2xx with an odd JSON body still counts as placed', async () => {
     const { client } = await setup((_req, res) => json(res, 201, ['unexpected']));
-    expect(await client.makeCall(req)).toEqual({ message: '', callId: null });
+    expect(await client.makeCall(req)).toEqual({ message: '', callId: null, sent: true });
   });
 
   it('a 500 is server, may have been placed, and is not retried', async () => {
