@@ -9,6 +9,7 @@ import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
 import type { EngineClient } from './ports.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
+import { followRemoteCampaigns } from './remote-campaigns.js';
 import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.js';
 import { handleWebhookPayload, type WebhookResult } from './webhook.js';
 
@@ -55,6 +56,7 @@ const MAX_SLEEP_MS = 30_000;
 const CONTROL_CHECK_MS = 1_000;
 const TOKEN_PROBE_MS = 30_000;
 const PHONE_BUSY_DEFER_MS = 30_000;
+const REMOTE_FOLLOW_MS = 60_000;
 
 /** Creates the engine; nothing runs until `start()`. */
 export function createEngine(opts: EngineOptions) {
@@ -83,6 +85,8 @@ export function createEngine(opts: EngineOptions) {
   let accountPausedUntil = 0;
   let lastWebhookAt = Number.NEGATIVE_INFINITY;
   let cancelControlTimer: (() => void) | null = null;
+  let cancelRemoteTimer: (() => void) | null = null;
+  const remoteSeen = new Map<number, string>();
 
   const outcomeContext = {
     db,
@@ -365,6 +369,23 @@ export function createEngine(opts: EngineOptions) {
     });
   }
 
+  function scheduleRemoteFollow(delay: number): void {
+    cancelRemoteTimer = clock.setTimer(delay, () => {
+      if (stopping) return;
+      followRemoteCampaigns(db, client, campaigns.values(), remoteSeen, clock.now(), log)
+        .then(async (changed) => {
+          if (changed) {
+            await refreshCampaigns(true);
+            wake();
+          }
+        })
+        .catch((err: unknown) => log.warn({ err: errText(err) }, 'could not read the linked service campaigns'))
+        .finally(() => {
+          if (!stopping) scheduleRemoteFollow(REMOTE_FOLLOW_MS);
+        });
+    });
+  }
+
   return {
     /** Recovers unfinished attempts, then starts the scheduler and poller loops. */
     async start(): Promise<void> {
@@ -373,6 +394,7 @@ export function createEngine(opts: EngineOptions) {
       await refreshSuppressions();
       await loadAssistants();
       scheduleControlCheck();
+      scheduleRemoteFollow(0);
       running = [mainLoop(), pollLoop()];
     },
     /**
@@ -383,6 +405,7 @@ export function createEngine(opts: EngineOptions) {
       if (stopping) return;
       stopping = true;
       cancelControlTimer?.();
+      cancelRemoteTimer?.();
       wake();
       wakePoller();
       const drained = Promise.allSettled([...inflight]);
