@@ -57,7 +57,16 @@ export function parseSource(file: string, text: string): ParsedSource {
     const found = findNode(doc, path, part);
     return found === undefined ? undefined : position(found);
   };
-  const value: unknown = syntaxErrors.length > 0 ? undefined : doc.toJS({ maxAliasCount: 1000 });
+  let value: unknown;
+  if (syntaxErrors.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (err) {
+      // Unresolved or excessive aliases only show up when the document is turned into values.
+      const at = position(doc.contents?.range?.[0] ?? 0);
+      syntaxErrors.push({ message: err instanceof Error ? firstLine(err.message) : String(err), ...at });
+    }
+  }
   return { value, syntaxErrors, locate };
 }
 
