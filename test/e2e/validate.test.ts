@@ -132,4 +132,10 @@ describe('campaignd validate --online (against the simulator)', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('config/campaignd.yaml: no API token');
   });
+
+  it('reports a service it cannot reach', async () => {
+    const run = await validate(['--online', '--config', path.join(root, 'config/campaignd.yaml')], { CAMPAIGND_API_BASE_URL: 'http://127.0.0.1:1', CAMPAIGND_API_TOKEN: 't' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('api.base_url: cannot reach the service at http://127.0.0.1:1');
+  });
 });
