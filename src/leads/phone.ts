@@ -1,4 +1,4 @@
-import { isSupportedCountry, parsePhoneNumberWithError, ParseError, validatePhoneNumberLength, type CountryCode } from 'libphonenumber-js';
+import { isSupportedCountry, parsePhoneNumberWithError, ParseError, PhoneNumber, getCountryCallingCode, validatePhoneNumberLength, type CountryCode, type E164Number } from 'libphonenumber-js';
 
 export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
 
@@ -17,12 +17,20 @@ export function normalisePhone(text: string, defaultCountry?: string): PhoneResu
   if (!PHONE_CHARS.test(trimmed) || !/\d/.test(trimmed)) return { ok: false, reason: 'not a phone number' };
 
   const international = trimmed.startsWith('+');
+  if (international) {
+    const fast = fastInternational(trimmed);
+    if (fast) return { ok: true, e164: fast };
+  }
   let country: CountryCode | undefined;
   if (!international) {
     const wanted = defaultCountry?.trim().toUpperCase();
     if (!wanted) return { ok: false, reason: 'national number without a country: add a country column or default_country' };
     if (!isSupportedCountry(wanted)) return { ok: false, reason: `unknown country "${wanted}"` };
     country = wanted;
+    if (getCountryCallingCode(country) === '1') {
+      const fast = fastNanpNational(trimmed);
+      if (fast) return { ok: true, e164: fast };
+    }
   }
 
   try {
@@ -36,6 +44,32 @@ export function normalisePhone(text: string, defaultCountry?: string): PhoneResu
     if (err instanceof ParseError) return { ok: false, reason: parseErrorReason(err.message, international, country) };
     throw err;
   }
+}
+
+/**
+ * The common case, 40x cheaper: an international number with nothing to rewrite.
+ * `parsePhoneNumberWithError` also works out the exact country, which for +1 means
+ * trying two dozen NANPA regions' patterns (~50 µs a number, too slow for a million
+ * rows), and none of that changes the E.164 form. A national part starting with 0 (a
+ * trunk prefix typed after the country code) and anything not possible go the slow way.
+ */
+function fastInternational(text: string): string | undefined {
+  const compact = text.replace(/[\s().\-/]/g, '');
+  if (!/^\+[1-9]\d{5,16}$/.test(compact)) return undefined;
+  try {
+    const number = new PhoneNumber(compact as E164Number);
+    if (number.nationalNumber.startsWith('0') || !number.isPossible()) return undefined;
+    return number.number;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A North American national number without its trunk prefix 1: just add +1. */
+function fastNanpNational(text: string): string | undefined {
+  const digits = text.replace(/[\s().\-/]/g, '');
+  if (!/^[2-9]\d{9}$/.test(digits)) return undefined;
+  return fastInternational(`+1${digits}`);
 }
 
 /** True when `text` is already a canonical E.164 number (what the store keeps). */

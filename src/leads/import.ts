@@ -1,0 +1,279 @@
+import type { Kysely } from 'kysely';
+import { suppressedAmong } from '../store/suppressions.js';
+import { BulkInserter } from '../store/bulk-insert.js';
+import type { Database } from '../store/types.js';
+import type { ReadLeadResult } from './read-leads.js';
+
+// Lead import: rows arrive as a stream and are written in batches, one transaction per
+// batch, with multi-row inserts, so that a million rows load in seconds and a crash
+// loses at most one batch (re-running the import finishes the job: it is idempotent).
+//
+// What makes two rows "the same lead" (the dedupe key):
+//   - a valid row: its E.164 number, or `file:line` when the campaign allows duplicates;
+//   - an invalid row: `invalid:file:line`, so that re-importing does not add it twice.
+// Counting: every row read lands in exactly one of accepted, updated, unchanged,
+// duplicates, invalid or suppressed.
+//   - duplicates: a number seen earlier in this same import;
+//   - updated / unchanged: the lead exists from an earlier import; its variables,
+//     timezone and secondary contacts are refreshed only while it is still `pending`
+//     (a lead in progress keeps what it was dialled with);
+//   - a row that was invalid and is now fixed replaces its `invalid:` placeholder.
+
+/** What an import did, row by row. */
+export interface ImportSummary {
+  read: number;
+  /** New leads, ready to call. */
+  accepted: number;
+  /** Existing pending leads whose variables, timezone or secondary numbers changed. */
+  updated: number;
+  /** Existing leads left as they were. */
+  unchanged: number;
+  /** Rows repeating a number seen earlier in this file. */
+  duplicates: number;
+  /** Rows with a bad number or timezone (stored as `invalid` leads). */
+  invalid: number;
+  invalidByReason: Record<string, number>;
+  /** New leads whose number is on the do-not-call list (stored as `suppressed`). */
+  suppressed: number;
+  /** Secondary numbers skipped (bad or repeated), with the first few examples. */
+  warnings: number;
+  samples: { line: number; message: string }[];
+}
+
+export interface ImportCampaign {
+  id: number;
+  allowDuplicates: boolean;
+  defaultCountry?: string;
+}
+
+export interface ImportOptions {
+  now: number;
+  /** Names the rows in dedupe keys and in `source_file`; pass the same path on every import. */
+  sourceFile: string;
+  /** Called after each batch with the number of rows read so far. */
+  onProgress?: (rowsRead: number) => void;
+  /** Rows per transaction (default 2000). */
+  batchSize?: number;
+}
+
+// Rows per INSERT statement: 12 columns x 1024 rows stays under SQLite's and
+// PostgreSQL's parameter limits (32,766 and 65,535).
+const INSERT_CHUNK = 1024;
+const MAX_SAMPLES = 20;
+
+interface PlannedRow {
+  result: ReadLeadResult;
+  key: string;
+  variablesJson: string;
+}
+
+/** Imports lead rows into one campaign; idempotent for the same file. */
+export async function importLeads(
+  db: Kysely<Database>,
+  campaign: ImportCampaign,
+  source: AsyncIterable<ReadLeadResult>,
+  opts: ImportOptions,
+): Promise<ImportSummary> {
+  const summary: ImportSummary = {
+    read: 0,
+    accepted: 0,
+    updated: 0,
+    unchanged: 0,
+    duplicates: 0,
+    invalid: 0,
+    invalidByReason: {},
+    suppressed: 0,
+    warnings: 0,
+    samples: [],
+  };
+  const batchSize = Math.max(1, opts.batchSize ?? 2000);
+  // Numbers already seen in this import, kept as numbers (E.164 digits fit a double
+  // exactly) to stay small with a million rows.
+  const seen = new Set<number>();
+  let batch: PlannedRow[] = [];
+  const writers = makeWriters();
+
+  const sample = (line: number, message: string): void => {
+    if (summary.samples.length < MAX_SAMPLES) summary.samples.push({ line, message });
+  };
+
+  for await (const result of source) {
+    summary.read++;
+    if (result.ok) {
+      if (result.warnings) {
+        summary.warnings += result.warnings.length;
+        for (const w of result.warnings) sample(result.line, w);
+      }
+      if (!campaign.allowDuplicates) {
+        const digits = Number(result.lead.phoneNumber.slice(1));
+        if (seen.has(digits)) {
+          summary.duplicates++;
+          continue;
+        }
+        seen.add(digits);
+      }
+    } else {
+      summary.invalid++;
+      summary.invalidByReason[result.reason] = (summary.invalidByReason[result.reason] ?? 0) + 1;
+      sample(result.line, `${result.phoneText === '' ? '(empty)' : result.phoneText}: ${result.reason}`);
+    }
+    batch.push(plan(result, campaign, opts.sourceFile));
+    if (batch.length >= batchSize) {
+      await writeBatch(db, writers, campaign, batch, opts, summary);
+      batch = [];
+      opts.onProgress?.(summary.read);
+    }
+  }
+  if (batch.length > 0) await writeBatch(db, writers, campaign, batch, opts, summary);
+  opts.onProgress?.(summary.read);
+  return summary;
+}
+
+function plan(result: ReadLeadResult, campaign: ImportCampaign, sourceFile: string): PlannedRow {
+  if (!result.ok) return { result, key: `invalid:${sourceFile}:${result.line}`, variablesJson: JSON.stringify(result.variables) };
+  const key = campaign.allowDuplicates ? `${sourceFile}:${result.line}` : result.lead.phoneNumber;
+  return { result, key, variablesJson: JSON.stringify(result.lead.variables) };
+}
+
+async function writeBatch(db: Kysely<Database>, writers: Writers, campaign: ImportCampaign, rows: PlannedRow[], opts: ImportOptions, summary: ImportSummary): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Placeholders of rows that were invalid before and are valid now.
+    const placeholders = rows.filter((r) => r.result.ok).map((r) => `invalid:${opts.sourceFile}:${r.result.line}`);
+    const lookup = [...rows.map((r) => r.key), ...placeholders];
+    const existing = new Map<string, { id: number; state: string; variables_json: string; timezone: string | null }>();
+    for (let i = 0; i < lookup.length; i += INSERT_CHUNK) {
+      const found = await trx
+        .selectFrom('leads')
+        .select(['id', 'dedupe_key', 'state', 'variables_json', 'timezone'])
+        .where('campaign_id', '=', campaign.id)
+        .where('dedupe_key', 'in', lookup.slice(i, i + INSERT_CHUNK))
+        .execute();
+      for (const f of found) existing.set(f.dedupe_key, f);
+    }
+
+    const fixed = placeholders.map((k) => existing.get(k)?.id).filter((id): id is number => id !== undefined);
+    if (fixed.length > 0) await trx.deleteFrom('leads').where('id', 'in', fixed).execute();
+
+    const fresh = rows.filter((r) => !existing.has(r.key));
+    const freshNumbers = fresh.flatMap((r) => (r.result.ok ? [r.result.lead.phoneNumber] : []));
+    const dnc = freshNumbers.length > 0 ? await suppressedAmong(trx, freshNumbers) : new Set<string>();
+
+    await insertFresh(trx, writers, campaign, fresh, dnc, opts, summary);
+    await refreshExisting(trx, rows, existing, opts.now, summary);
+  });
+}
+
+const LEAD_COLUMNS = [
+  'campaign_id',
+  'dedupe_key',
+  'phone_number',
+  'variables_json',
+  'timezone',
+  'state',
+  'state_reason',
+  'next_due_at',
+  'source_file',
+  'source_line',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The two multi-row inserts of an import, compiled once per import. */
+interface Writers {
+  leads: BulkInserter<'leads'>;
+  contacts: BulkInserter<'lead_contacts'>;
+}
+
+function makeWriters(): Writers {
+  return {
+    leads: new BulkInserter('leads', LEAD_COLUMNS, ['id', 'dedupe_key']),
+    contacts: new BulkInserter('lead_contacts', ['lead_id', 'position', 'phone_number']),
+  };
+}
+
+async function insertFresh(
+  trx: Kysely<Database>,
+  writers: Writers,
+  campaign: ImportCampaign,
+  fresh: PlannedRow[],
+  dnc: Set<string>,
+  opts: ImportOptions,
+  summary: ImportSummary,
+): Promise<void> {
+  const contacts = new Map<string, string[]>();
+  const { now, sourceFile } = opts;
+  const values = fresh.map(({ result, key, variablesJson }): unknown[] => {
+    if (!result.ok) return [campaign.id, key, result.phoneText, variablesJson, null, 'invalid', result.reason, null, sourceFile, result.line, now, now];
+    const { lead } = result;
+    contacts.set(key, lead.secondary.length > 0 ? [lead.phoneNumber, ...lead.secondary] : [lead.phoneNumber]);
+    const suppressed = dnc.has(lead.phoneNumber);
+    if (suppressed) summary.suppressed++;
+    else summary.accepted++;
+    return [
+      campaign.id,
+      key,
+      lead.phoneNumber,
+      variablesJson,
+      lead.timezone ?? null,
+      suppressed ? 'suppressed' : 'pending',
+      suppressed ? 'on the suppression list' : null,
+      suppressed ? null : now,
+      sourceFile,
+      result.line,
+      now,
+      now,
+    ];
+  });
+
+  const contactRows: unknown[][] = [];
+  const inserted = await writers.leads.insertAll<{ id: number; dedupe_key: string }>(trx, values, INSERT_CHUNK);
+  for (const { id, dedupe_key } of inserted) {
+    const numbers = contacts.get(dedupe_key);
+    numbers?.forEach((phone, position) => contactRows.push([id, position, phone]));
+  }
+  await writers.contacts.insertAll(trx, contactRows, INSERT_CHUNK);
+}
+
+async function refreshExisting(
+  trx: Kysely<Database>,
+  rows: PlannedRow[],
+  existing: Map<string, { id: number; state: string; variables_json: string; timezone: string | null }>,
+  now: number,
+  summary: ImportSummary,
+): Promise<void> {
+  const candidates = rows.filter((r) => r.result.ok && existing.get(r.key)?.state === 'pending');
+  const secondaries = new Map<number, string[]>();
+  if (candidates.length > 0) {
+    const ids = candidates.map((r) => existing.get(r.key)!.id);
+    const stored = await trx.selectFrom('lead_contacts').select(['lead_id', 'position', 'phone_number']).where('lead_id', 'in', ids).where('position', '>=', 1).orderBy('lead_id').orderBy('position').execute();
+    for (const c of stored) secondaries.set(c.lead_id, [...(secondaries.get(c.lead_id) ?? []), c.phone_number]);
+  }
+
+  for (const row of rows) {
+    const lead = existing.get(row.key);
+    if (!lead) continue;
+    if (!row.result.ok) continue; // counted as invalid already
+    if (lead.state !== 'pending') {
+      summary.unchanged++;
+      continue;
+    }
+    const wanted = row.result.lead;
+    const timezone = wanted.timezone ?? null;
+    const contactsChanged = (secondaries.get(lead.id) ?? []).join(',') !== wanted.secondary.join(',');
+    if (lead.variables_json === row.variablesJson && lead.timezone === timezone && !contactsChanged) {
+      summary.unchanged++;
+      continue;
+    }
+    summary.updated++;
+    await trx.updateTable('leads').set({ variables_json: row.variablesJson, timezone, updated_at: now }).where('id', '=', lead.id).execute();
+    if (contactsChanged) {
+      await trx.deleteFrom('lead_contacts').where('lead_id', '=', lead.id).where('position', '>=', 1).execute();
+      if (wanted.secondary.length > 0) {
+        await trx
+          .insertInto('lead_contacts')
+          .values(wanted.secondary.map((phone_number, i) => ({ lead_id: lead.id, position: i + 1, phone_number })))
+          .execute();
+      }
+    }
+  }
+}

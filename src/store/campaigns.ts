@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { CampaignConfig } from '../config/types.js';
+import type { CampaignRow, CampaignState, Database } from './types.js';
+
+// The campaign table mirrors the campaign files. Files own the settings; the operator
+// owns the state (`campaign pause` must survive a config reload), so an upsert never
+// writes `state` of an existing row.
+
+/** Inserts a campaign from its file, or refreshes its settings while keeping its state. */
+export async function upsertCampaign(
+  db: Kysely<Database>,
+  cfg: CampaignConfig,
+  resolved: { timezone: string | null },
+  now: number,
+): Promise<CampaignRow> {
+  const settings = {
+    assistant_id: cfg.assistantId,
+    timezone: resolved.timezone,
+    max_calls_in_parallel: cfg.maxCallsInParallel,
+    remote_campaign_id: cfg.leads.remoteCampaignId ?? null,
+    config_json: JSON.stringify(cfg),
+    config_file: cfg.file,
+    updated_at: now,
+  };
+  return db
+    .insertInto('campaigns')
+    .values({ name: cfg.name, state: cfg.initialStatus, created_at: now, ...settings })
+    .onConflict((oc) => oc.column('name').doUpdateSet(settings))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The campaign named `name`, if any. */
+export async function getCampaignByName(db: Kysely<Database>, name: string): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+/** The campaign with this id, if any. */
+export async function getCampaignById(db: Kysely<Database>, id: number): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every campaign, by name. */
+export async function listCampaigns(db: Kysely<Database>): Promise<CampaignRow[]> {
+  return db.selectFrom('campaigns').selectAll().orderBy('name').execute();
+}
+
+/** Sets the operator state; returns the updated row, or undefined for an unknown name. */
+export async function setCampaignState(db: Kysely<Database>, name: string, state: CampaignState, now: number): Promise<CampaignRow | undefined> {
+  return db
+    .updateTable('campaigns')
+    .set({ state, updated_at: now, completed_at: state === 'completed' ? now : null })
+    .where('name', '=', name)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Records (or clears, with null) the problem that keeps a campaign from running. */
+export async function setCampaignProblem(db: Kysely<Database>, id: number, problem: string | null, now: number): Promise<void> {
+  await db.updateTable('campaigns').set({ problem, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The campaign file as it was last loaded (stored so that status/explain work offline). */
+export function storedCampaignConfig(row: CampaignRow): CampaignConfig {
+  return JSON.parse(row.config_json) as CampaignConfig;
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
+import type { Kysely } from 'kysely';
+import { normalisePhone } from '../leads/phone.js';
+import { DUE_LEAD_STATES, type Database } from './types.js';
+
+// The do-not-call list. The file is the source of truth for rows with source 'file':
+// each sync makes the table match it. A lead whose number is on the list becomes
+// `suppressed` (final); taking a number off the list later does not revive such leads,
+// because an operator who once said "do not call" should re-import on purpose.
+
+const FILE_SOURCE = 'file';
+const CHUNK = 500;
+
+/** A line of the suppression file that is not a usable number. */
+export interface SuppressionProblem {
+  line: number;
+  text: string;
+  reason: string;
+}
+
+/** Reads a do-not-call file: one E.164 number a line; `#` starts a comment; blank lines ignored. */
+export async function readSuppressionFile(file: string): Promise<{ numbers: string[]; problems: SuppressionProblem[] }> {
+  const numbers = new Set<string>();
+  const problems: SuppressionProblem[] = [];
+  const input = fs.createReadStream(file, { encoding: 'utf8' });
+  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  let line = 0;
+  try {
+    for await (const raw of lines) {
+      line++;
+      const text = (line === 1 ? raw.replace(/^\uFEFF/, '') : raw).split('#', 1)[0]?.trim() ?? '';
+      if (text === '') continue;
+      // No default country: a national number on a shared list is ambiguous.
+      const result = normalisePhone(text);
+      if (result.ok) numbers.add(result.e164);
+      else problems.push({ line, text, reason: result.reason });
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  return { numbers: [...numbers], problems };
+}
+
+/** Makes the 'file' rows of the table equal to `numbers`; returns how many were added and removed. */
+export async function syncSuppressions(db: Kysely<Database>, numbers: Iterable<string>, now: number): Promise<{ added: number; removed: number }> {
+  const wanted = new Set(numbers);
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('suppressions').select(['phone_number', 'source']).execute();
+    const present = new Set(current.map((r) => r.phone_number));
+    const stale = current.filter((r) => r.source === FILE_SOURCE && !wanted.has(r.phone_number)).map((r) => r.phone_number);
+    const fresh = [...wanted].filter((n) => !present.has(n));
+    for (let i = 0; i < stale.length; i += CHUNK) {
+      await trx.deleteFrom('suppressions').where('source', '=', FILE_SOURCE).where('phone_number', 'in', stale.slice(i, i + CHUNK)).execute();
+    }
+    for (let i = 0; i < fresh.length; i += CHUNK) {
+      const values = fresh.slice(i, i + CHUNK).map((phone_number) => ({ phone_number, source: FILE_SOURCE, added_at: now }));
+      await trx.insertInto('suppressions').values(values).onConflict((oc) => oc.column('phone_number').doNothing()).execute();
+    }
+    return { added: fresh.length, removed: stale.length };
+  });
+}
+
+/** True when the number (E.164) is on the do-not-call list. */
+export async function isSuppressed(db: Kysely<Database>, phone: string): Promise<boolean> {
+  const row = await db.selectFrom('suppressions').select('phone_number').where('phone_number', '=', phone).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Of `phones`, those on the do-not-call list (one query per 500 numbers). */
+export async function suppressedAmong(db: Kysely<Database>, phones: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < phones.length; i += CHUNK) {
+    const rows = await db.selectFrom('suppressions').select('phone_number').where('phone_number', 'in', phones.slice(i, i + CHUNK)).execute();
+    for (const r of rows) found.add(r.phone_number);
+  }
+  return found;
+}
+
+/**
+ * Leads waiting for a call (pending or retry-scheduled) whose primary number is on the
+ * list become `suppressed`. Leads in a call are left to finish; the dialer is expected to check the
+ * list again before each dial. Returns the number of leads changed.
+ */
+export async function suppressPendingLeads(db: Kysely<Database>, now: number, opts: { campaignId?: number } = {}): Promise<number> {
+  let query = db
+    .updateTable('leads')
+    .set({ state: 'suppressed', state_reason: 'on the suppression list', next_due_at: null, updated_at: now })
+    .where('state', 'in', [...DUE_LEAD_STATES])
+    .where('phone_number', 'in', (eb) => eb.selectFrom('suppressions').select('phone_number'));
+  if (opts.campaignId !== undefined) query = query.where('campaign_id', '=', opts.campaignId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
