@@ -60,18 +60,8 @@ async function applyDecision(trx: Trx, lead: LeadRow, decision: RetryDecision, n
   }
 }
 
-/** Decides the lead's next state after `attempt` ended with `outcome`. */
-export async function leadAfterOutcome(
-  trx: Trx,
-  attempt: AttemptRow,
-  outcome: AttemptOutcome,
-  campaign: CampaignConfig,
-  endedAt: number,
-  now: number,
-): Promise<RetryDecision | null> {
-  const lead = await loadLead(trx, attempt.lead_id);
-  // A lead moved on already (a duplicate delivery, or an operator's change) is left alone.
-  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return null;
+/** Applies the retry policy (rule 4) to the lead's current contact. */
+async function decideAndApply(trx: Trx, lead: LeadRow, outcome: AttemptOutcome, campaign: CampaignConfig, endedAt: number, now: number): Promise<RetryDecision> {
   const decision = decideAfterAttempt({
     outcome,
     retryOn: campaign.retryOn,
@@ -84,6 +74,21 @@ export async function leadAfterOutcome(
   });
   await applyDecision(trx, lead, decision, now);
   return decision;
+}
+
+/** Decides the lead's next state after `attempt` ended with `outcome`. */
+export async function leadAfterOutcome(
+  trx: Trx,
+  attempt: AttemptRow,
+  outcome: AttemptOutcome,
+  campaign: CampaignConfig,
+  endedAt: number,
+  now: number,
+): Promise<RetryDecision | null> {
+  const lead = await loadLead(trx, attempt.lead_id);
+  // A lead moved on already (a duplicate delivery, or an operator's change) is left alone.
+  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return null;
+  return decideAndApply(trx, lead, outcome, campaign, endedAt, now);
 }
 
 /**
@@ -106,18 +111,7 @@ export async function reviseCompletedLead(
     .orderBy('id', 'desc')
     .executeTakeFirst();
   if (last?.id !== attempt.id) return null;
-  const decision = decideAfterAttempt({
-    outcome,
-    retryOn: campaign.retryOn,
-    maxRetries: campaign.maxRetries,
-    retryIntervalSeconds: campaign.retryIntervalSeconds,
-    contactPosition: lead.contact_position,
-    contactCount: await contactCount(trx, lead.id),
-    contactAttempts: lead.contact_attempts,
-    endedAt: attempt.ended_at ?? now,
-  });
-  await applyDecision(trx, lead, decision, now);
-  return decision;
+  return decideAndApply(trx, lead, outcome, campaign, attempt.ended_at ?? now, now);
 }
 
 /**

@@ -2,14 +2,9 @@
 // satisfies them structurally, and so can a test double for the rare thing that cannot
 // run here.
 
-export type ServiceErrorKind =
-  | 'validation'
-  | 'not-found'
-  | 'rejected'
-  | 'rate-limited'
-  | 'token-rejected'
-  | 'server'
-  | 'network';
+import type { ErrorKind as ServiceErrorKind } from '../service/errors.js';
+
+export type { ServiceErrorKind };
 
 /** The fields of a service error the engine decides on: kinds, never message text. */
 export interface ClassifiedError {
