@@ -55,15 +55,15 @@ describe('retryAfterMs', () => {
 
 describe('make_call answers', () => {
   it('uses call_id from the top level or from data, as a string', () => {
-    expect(readMakeCall({ message: 'Call initiated successfully', call_id: 480337, status: 'initiated' })).toEqual({ message: 'Call initiated successfully', callId: '480337' });
-    expect(readMakeCall({ message: 'ok', data: { call_id: '77' } })).toEqual({ message: 'ok', callId: '77' });
+    expect(readMakeCall({ message: 'Call initiated successfully', call_id: 480337, status: 'initiated' })).toEqual({ message: 'Call initiated successfully', callId: '480337', sent: true });
+    expect(readMakeCall({ message: 'ok', data: { call_id: '77' } })).toEqual({ message: 'ok', callId: '77', sent: true });
     expect(readMakeCall({ message: 'ok', data: { id: 78 } }).callId).toBe('78');
   });
   it('never throws on odd bodies: a 2xx is a placement', () => {
-    expect(readMakeCall({ message: 'Call initiated successfully', data: {} })).toEqual({ message: 'Call initiated successfully', callId: null });
+    expect(readMakeCall({ message: 'Call initiated successfully', data: {} })).toEqual({ message: 'Call initiated successfully', callId: null, sent: true });
     expect(readMakeCall({ message: 'ok', data: [] }).callId).toBeNull();
-    expect(readMakeCall([1, 2])).toEqual({ message: '', callId: null });
-    expect(readMakeCall(null)).toEqual({ message: '', callId: null });
+    expect(readMakeCall([1, 2])).toEqual({ message: '', callId: null, sent: true });
+    expect(readMakeCall(null)).toEqual({ message: '', callId: null, sent: true });
   });
 });
 
