@@ -1,5 +1,5 @@
 // The campaign file as written (product.md 2.2). This table is the single source of the
-// checker, the defaults and config/campaign.schema.json; REFERENCE.md documents the same.
+// checker, the defaults and config/campaign.schema.json; docs/configuration.md documents the same.
 //
 // Defaults, where product.md is silent, follow the service's own campaign-creation defaults
 // (service-facts.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling

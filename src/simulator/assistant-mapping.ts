@@ -3,7 +3,7 @@ import type { SimState } from './state.js';
 import type { AssistantFields, SimAssistant } from './types.js';
 
 // Request field names of spec 4.10 → record field names of spec 2.4. The spec leaves
-// this mapping "not shown"; CHOICES.md lists it.
+// this mapping "not shown"; docs/simulator.md lists it.
 
 /** Checks references (voice, phone number, tools) against what the user may use. */
 export function referenceErrors(state: SimState, userId: number, d: UpdateAssistantRequest): Record<string, string[]> {

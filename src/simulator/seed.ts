@@ -26,7 +26,7 @@ export function seedCatalog(state: SimState): void {
   }
 }
 
-/** Default fields of a new assistant (the spec leaves defaults "not shown"; see CHOICES.md). */
+/** Default fields of a new assistant (the spec leaves defaults "not shown"; see docs/simulator.md). */
 export function defaultAssistantFields(
   state: SimState,
   name: string,
