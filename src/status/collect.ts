@@ -95,7 +95,8 @@ async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now
   const completionsLastHour = await countCompletions(trx, row.id, now);
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
-  const work = row.state === 'running' && left > 0 && completionsLastHour > 0 ? Math.round((left / completionsLastHour) * HOUR_MS) : null;
+  const perHour = completionsLastHour > 0 ? completionsLastHour / ((await pacedSpan(trx, row.id, now)) / HOUR_MS) : 0;
+  const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
     name: row.name,
@@ -198,6 +199,22 @@ async function countSince(trx: Transaction<Database>, campaignId: number, since?
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirst();
   return Number(r?.n ?? 0);
+}
+
+/**
+ * The stretch of the last hour the campaign was dialing in: from its first attempt in
+ * that hour (at least 5 min, so that the first calls do not promise a wild pace). A
+ * campaign that started 10 minutes ago is measured over 10 minutes, not 60.
+ */
+async function pacedSpan(trx: Transaction<Database>, campaignId: number, now: number): Promise<number> {
+  const r = await trx
+    .selectFrom('attempts')
+    .where('campaign_id', '=', campaignId)
+    .where('created_at', '>=', now - HOUR_MS)
+    .select((eb) => eb.fn.min<number>('created_at').as('first'))
+    .executeTakeFirst();
+  const first = r?.first == null ? now - HOUR_MS : Number(r.first);
+  return Math.min(HOUR_MS, Math.max(5 * 60_000, now - first));
 }
 
 /** Leads that reached completed / reached-max-retries in the last hour (through their recent attempts). */

@@ -57,7 +57,7 @@ export interface CampaignStatus {
   success_rate: number | null;
   /** When the active leads are done at the pace of the last hour; null when idle or done. */
   estimated_finish_at: string | null;
-  /** Leads finished in the last hour (the pace behind the estimate). */
+  /** Leads finished in the last hour; the estimate divides by the part of the hour the campaign dialed. */
   completions_last_hour: number;
 }
 

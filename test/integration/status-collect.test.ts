@@ -60,8 +60,9 @@ describe('collectStatus', () => {
       attempts: { total: 9, today: 3 },
       problem: null,
       success_rate: 0.75,
-      // 10 active leads at 2 per hour: five hours of open window, from Monday 09:00
-      estimated_finish_at: '2026-11-23T14:00:00+01:00',
+      // 2 leads finished in the 30 min since the first attempt of the hour: 4 per hour,
+      // so the 10 active leads take 2.5 h of open window, from Monday 09:00
+      estimated_finish_at: '2026-11-23T11:30:00+01:00',
       completions_last_hour: 2,
     });
     expect(report.daemon).toMatchObject({ running: true, pid: 4321, version: '0.1.0', api: 'ok', hostname: 'testhost', heartbeat_at: '2026-11-22T07:59:58.000Z', problems: [] });
