@@ -1,0 +1,106 @@
+// Account-level conditions through the whole stack: a revoked token, an account the
+// service refuses (insufficient balance), a call stuck in progress, and one number in
+// two campaigns (rule 3 across campaigns).
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertNoCallsBetween, assertNoOverlapPerNumber, assertParallelLimit, callsByNumber } from '../helpers/invariants.js';
+import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
+import { waitUntil } from '../helpers/wait.js';
+
+let stack: Stack | null = null;
+afterEach(async () => {
+  await stack?.close();
+  stack = null;
+});
+
+describe('engine: account conditions', () => {
+  it('a revoked token stops dialing (not the engine) and it recovers by itself once the token works again', async () => {
+    const numbers = phoneNumbers(6);
+    stack = await startStack({
+      campaigns: [{ settings: { maxCallsInParallel: 2, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
+      fixedOutcomes: allSucceed(numbers, 30),
+    });
+    const s = stack;
+    await waitUntil(() => s.simCalls().length >= 2, { message: 'two calls placed' });
+    await s.control('/__sim/auth', { user_index: 0, valid: false });
+    const revokedAt = s.clock.now();
+    const callsBefore = s.simCalls().length;
+    await waitUntil(() => s.engine?.status().api === 'token-rejected', { message: 'the engine to see the token rejected' });
+    await waitUntil(() => s.clock.now() >= revokedAt + 3 * 60_000, { message: 'three simulated minutes' });
+    expect(s.simCalls().length).toBe(callsBefore); // the service refused every make_call meanwhile
+    const refused = await s.db.selectFrom('attempts').selectAll().where('state', '=', 'withdrawn').execute();
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((a) => a.counted === 0)).toBe(true);
+    // Dialing stopped: at most one refused make_call per slot, not a hammering loop.
+    expect(refused.length).toBeLessThanOrEqual(2);
+
+    await s.control('/__sim/auth', { user_index: 0, valid: true });
+    await s.waitForQuiet();
+    expect(s.engine?.status().api).toBe('ok');
+    await s.assertAllRules();
+    for (const n of numbers) expect(callsByNumber(s.simCalls()).get(n)).toHaveLength(1);
+  });
+
+  it('insufficient balance (422 without field errors) pauses the account for five minutes; nobody is charged an attempt', async () => {
+    const numbers = phoneNumbers(4, 10);
+    stack = await startStack({
+      campaigns: [{ settings: { maxCallsInParallel: 2, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
+      faults: [{ path: '/api/user/make_call', insufficient_balance: 1 }],
+      fixedOutcomes: allSucceed(numbers),
+    });
+    const s = stack;
+    await waitUntil(async () => (await s.db.selectFrom('attempts').select('id').where('state', '=', 'rejected').execute()).length >= 1, {
+      message: 'a refused make_call',
+    });
+    await s.control('/__sim/reset-faults');
+    const firstRefusal = await s.db.selectFrom('attempts').select('ended_at').where('state', '=', 'rejected').orderBy('id').executeTakeFirstOrThrow();
+    await s.waitForQuiet();
+    await s.assertAllRules();
+    assertNoCallsBetween(s.simCalls(), 0, firstRefusal.ended_at! + 5 * 60_000, 'account paused after insufficient balance');
+    const leads = await s.db.selectFrom('leads').select(['state', 'contact_attempts']).execute();
+    expect(leads.every((l) => l.state === 'completed' && l.contact_attempts === 1)).toBe(true);
+  });
+
+  it('a call stuck in progress is closed as unknown after max duration + grace: slot freed, not retried', async () => {
+    const [stuck, ...others] = phoneNumbers(4, 20);
+    stack = await startStack({
+      campaigns: [{ settings: { maxCallsInParallel: 1, maxRetries: 2, retryOn: ['busy', 'no-answer', 'failed', 'voicemail'] }, leads: [stuck!, ...others].map((phone) => ({ phone })) }],
+      fixedOutcomes: [{ phone_number: stuck!, status: 'in-progress' }, ...allSucceed(others)],
+      webhooks: false,
+    });
+    const s = stack;
+    await s.waitForQuiet(30_000);
+    const attempt = await s.db.selectFrom('attempts').selectAll().where('phone_number', '=', stuck!).execute();
+    expect(attempt).toHaveLength(1);
+    expect(attempt[0]).toMatchObject({ state: 'ended', outcome: 'unknown', outcome_source: 'timeout' });
+    // The simulator's assistant allows 600 s; the engine's grace is 5 minutes.
+    expect(attempt[0]!.ended_at! - attempt[0]!.sent_at!).toBeGreaterThanOrEqual(600_000 + 300_000);
+    const lead = await s.db.selectFrom('leads').select('state').where('phone_number', '=', stuck!).executeTakeFirstOrThrow();
+    expect(lead.state).toBe('reached-max-retries');
+    const calls = s.simCalls();
+    expect(callsByNumber(calls).get(stuck!)).toHaveLength(1);
+    // The other leads waited for the slot (limit 1) and were called once the stuck call was closed.
+    for (const n of others) {
+      const c = callsByNumber(calls).get(n)!;
+      expect(c).toHaveLength(1);
+      expect(c[0]!.createdAt).toBeGreaterThanOrEqual(attempt[0]!.ended_at!);
+    }
+    assertParallelLimit(calls.filter((c) => c.client_phone_number !== stuck), 1, 'the campaign apart from the stuck call');
+  });
+
+  it('one number in two campaigns is never called twice at once (rule 3 across campaigns)', async () => {
+    const shared = phoneNumbers(3, 30);
+    stack = await startStack({
+      campaigns: [
+        { name: 'first', settings: { maxCallsInParallel: 3, maxRetries: 0 }, leads: shared.map((phone) => ({ phone })) },
+        { name: 'second', settings: { maxCallsInParallel: 3, maxRetries: 0 }, leads: shared.map((phone) => ({ phone })) },
+      ],
+      fixedOutcomes: allSucceed(shared, 90),
+    });
+    await stack.waitForQuiet(30_000);
+    const calls = stack.simCalls();
+    assertNoOverlapPerNumber(calls);
+    for (const n of shared) expect(callsByNumber(calls).get(n)).toHaveLength(2);
+    const states = await stack.db.selectFrom('leads').select('state').execute();
+    expect(states.every((l) => l.state === 'completed')).toBe(true);
+  });
+});
