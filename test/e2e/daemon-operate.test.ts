@@ -1,0 +1,118 @@
+// What an operator does to a running daemon, each a real process: `status --json` while it
+// runs and after it stops (counts equal to the simulator's), `explain` reasons, `campaign
+// pause` / `resume` taking effect within a second, a second daemon on the same database
+// refused with exit 3, and no secret in any output.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Explanation } from '../../src/explain/explain.js';
+import type { StatusReport } from '../../src/status/types.js';
+import { callClass } from '../helpers/invariants.js';
+import { runCampaignd, spawnCampaignd, stopAllProcesses } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
+import {
+  assertCampaignRules,
+  assertNoSecrets,
+  campaignState,
+  daemonEnv,
+  makeWorkspace,
+  numbers,
+  SECRETS,
+  startDaemon,
+  startSimulator,
+  webhookUrl,
+  type CampaignSpec,
+  type Workspace,
+} from './daemon-fixture.js';
+
+let ws: Workspace | undefined;
+afterEach(async () => {
+  await stopAllProcesses();
+  ws?.cleanup();
+  ws = undefined;
+});
+
+describe('operating a running daemon', () => {
+  it('status, explain, pause/resume, a refused second daemon, and no secret anywhere', async () => {
+    const sim = await startSimulator({ token: SECRETS.token, seed: 3 });
+    const nums = numbers(8);
+    const spec: CampaignSpec = { name: 'ops', leads: nums.map((n) => [n]), maxParallel: 2, maxRetries: 0, retryInterval: 1 };
+    ws = await makeWorkspace({ simUrl: sim.url, campaigns: [spec] });
+    const workspace = ws;
+    const cli = (...args: string[]) => runCampaignd([...args, '--config', workspace.configPath]);
+    const outputs: string[] = [];
+
+    const daemon = await startDaemon(workspace, daemonEnv());
+    await sim.setWebhook(webhookUrl(workspace));
+    await waitUntil(async () => (await sim.calls()).length >= 2, { message: 'the first two calls' });
+
+    // Pause: no call may be created from 1.5 s after the command returned while paused.
+    const pause = await cli('campaign', 'pause', 'ops');
+    const pausedAt = Date.now();
+    expect(pause).toMatchObject({ code: 0, stdout: 'campaign "ops": running → paused\n' });
+
+    const running = await cli('status', '--json');
+    outputs.push(running.stdout, running.stderr);
+    expect(running.code).toBe(0);
+    const live = JSON.parse(running.stdout) as StatusReport;
+    expect(live.daemon).toMatchObject({ running: true, pid: daemon.pid, api: 'ok' });
+    expect(live.campaigns[0]).toMatchObject({ name: 'ops', state: 'paused', max_calls_in_parallel: 2, leads: { total: 8 } });
+
+    // The last lead cannot have been reached yet: explain says the campaign is paused.
+    const explained = await cli('explain', nums[7]!, '--json');
+    outputs.push(explained.stdout, explained.stderr);
+    expect(explained.code).toBe(0);
+    const why = JSON.parse(explained.stdout) as Explanation;
+    expect(why.daemon_running).toBe(true);
+    expect(why.leads).toHaveLength(1);
+    expect(why.leads[0]).toMatchObject({ campaign: 'ops', state: 'pending', reason: 'campaign-paused' });
+    const human = await cli('explain', nums[7]!);
+    outputs.push(human.stdout, human.stderr);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('campaign "ops" is paused');
+
+    // A second daemon on the same database is refused, in one line, with exit 3.
+    const second = spawnCampaignd('daemon-2', ['run', '--config', workspace.configPath], { env: daemonEnv() });
+    const secondExit = await second.exited;
+    expect(secondExit.code).toBe(3);
+    expect(second.stderr().trim().split('\n')).toHaveLength(1);
+    expect(second.stderr()).toMatch(/database is in use by another campaignd \(pid \d+/);
+    expect(daemon.running()).toBe(true);
+
+    // Live calls of the paused campaign finish; the observation lasts until then and at least 3 s.
+    await waitUntil(async () => Date.now() - pausedAt >= 3000 && (await sim.calls()).every((c) => c.finished_at_ms !== null), { message: 'live calls to finish while paused' });
+    const whilePaused = await sim.calls();
+    expect(whilePaused.filter((c) => c.created_at_ms >= pausedAt + 1500)).toEqual([]);
+    expect(await campaignState(workspace, 'ops')).toBe('paused');
+
+    expect(await cli('campaign', 'resume', 'ops')).toMatchObject({ code: 0, stdout: 'campaign "ops": paused → running\n' });
+    const resumedAt = Date.now();
+    await waitUntil(async () => (await sim.calls()).length > whilePaused.length, { message: 'a call after resume' });
+    const firstAfterResume = (await sim.calls())[whilePaused.length]!;
+    // Within a second of the command (plus slack for this busy 2-core machine).
+    expect(firstAfterResume.created_at_ms - resumedAt).toBeLessThan(1500);
+    await waitUntil(async () => (await campaignState(workspace, 'ops')) === 'completed', { timeoutMs: 60_000, intervalMs: 200, message: 'campaign ops completed' });
+
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    const calls = await sim.calls();
+    await assertCampaignRules(workspace, [spec], calls);
+
+    const stopped = await cli('status', '--json');
+    outputs.push(stopped.stdout, stopped.stderr);
+    expect(stopped.code).toBe(0);
+    const after = JSON.parse(stopped.stdout) as StatusReport;
+    expect(after.daemon).toMatchObject({ running: false, pid: daemon.pid });
+    expect(after.daemon.stopped_at).not.toBeNull();
+    // Counts equal to the simulator's record: one attempt per call, leads by outcome of their call.
+    const reached = calls.filter((c) => callClass(c.status, c.answered_by) === 'success').length;
+    expect(after.campaigns[0]).toMatchObject({
+      state: 'completed',
+      live_calls: 0,
+      attempts: { total: calls.length },
+      leads: { total: 8, completed: reached, reached_max_retries: 8 - reached, pending: 0, calling: 0 },
+    });
+    const table = await cli('status');
+    outputs.push(table.stdout, table.stderr);
+    expect(table.stdout).toMatch(/^daemon not running/);
+
+    assertNoSecrets([...outputs, daemon.stdout(), daemon.stderr(), second.stdout(), second.stderr()], 'daemon, status or explain output');
+  }, 150_000);
+});
