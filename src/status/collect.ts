@@ -43,11 +43,14 @@ export class UnknownCampaignError extends Error {
 export async function collectStatus(db: Kysely<Database>, opts: CollectOptions): Promise<StatusReport> {
   return db.transaction().execute(async (trx) => {
     const daemon = await collectDaemon(trx, opts);
-    let rows = await trx.selectFrom('campaigns').selectAll().orderBy('name').execute();
+    const all = await trx.selectFrom('campaigns').selectAll().orderBy('name').execute();
+    let rows = all;
     if (opts.campaign !== undefined) {
-      const wanted = rows.filter((r) => r.name === opts.campaign);
-      if (wanted.length === 0) throw new UnknownCampaignError(opts.campaign, rows.map((r) => r.name));
-      rows = wanted;
+      rows = all.filter((r) => r.name === opts.campaign);
+      if (rows.length === 0) throw new UnknownCampaignError(opts.campaign, all.map((r) => r.name));
+      // Another campaign's broken file is not this campaign's problem (nor its exit code).
+      const others = new Set(all.filter((r) => r.name !== opts.campaign && r.config_file).map((r) => r.config_file));
+      daemon.problems = daemon.problems.filter((p) => !others.has(problemFile(p) ?? null));
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
     const live = await countLive(trx, only);
@@ -254,6 +257,11 @@ function parseProblems(json: string | null): unknown[] {
   } catch {
     return [json];
   }
+}
+
+function problemFile(p: unknown): string | undefined {
+  const file = p && typeof p === 'object' ? (p as { file?: unknown }).file : undefined;
+  return typeof file === 'string' ? file : undefined;
 }
 
 function isoUtc(ms: number): string {

@@ -136,6 +136,22 @@ describe('collectStatus', () => {
     expect(problems[1]).toBe('/etc/campaignd/campaigns/x.yaml:3 allowed_days[0]: "funday" is not a day name');
   });
 
+  it("leaves out another campaign's file problems when one campaign is asked for", async () => {
+    const brokenFile = '/etc/campaignd/campaigns/broken.yaml';
+    await upsertDaemon(store.db, {
+      instance: 'a',
+      pid: 4321,
+      hostname: 'testhost',
+      heartbeatAt: NOW - 1000,
+      problems: [{ file: brokenFile, line: 2, message: 'assistant_id must be an integer', severity: 'error' }],
+    });
+    const one = await collectStatus(store.db, { ...opts, campaign: 'spring-renewals' });
+    expect(one.daemon.problems).toEqual([]);
+    expect(statusProblems(one)).toEqual([]);
+    const all = await collectStatus(store.db, opts);
+    expect(all.daemon.problems).toHaveLength(1);
+  });
+
   it('throws UnknownCampaignError naming the known campaigns', async () => {
     const err = await collectStatus(store.db, { ...opts, campaign: 'nope' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownCampaignError);
