@@ -49,8 +49,8 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       rows = all.filter((r) => r.name === opts.campaign);
       if (rows.length === 0) throw new UnknownCampaignError(opts.campaign, all.map((r) => r.name));
       // Another campaign's broken file is not this campaign's problem (nor its exit code).
-      const others = new Set(all.filter((r) => r.name !== opts.campaign && r.config_file).map((r) => r.config_file));
-      daemon.problems = daemon.problems.filter((p) => !others.has(problemFile(p) ?? null));
+      const others = all.filter((r) => r.name !== opts.campaign && r.config_file).map((r) => r.config_file as string);
+      daemon.problems = daemon.problems.filter((p) => !others.some((file) => problemIsAbout(p, file)));
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
     const live = await countLive(trx, only);
@@ -259,9 +259,10 @@ function parseProblems(json: string | null): unknown[] {
   }
 }
 
-function problemFile(p: unknown): string | undefined {
-  const file = p && typeof p === 'object' ? (p as { file?: unknown }).file : undefined;
-  return typeof file === 'string' ? file : undefined;
+/** Whether a stored problem (a formatted line "FILE:LINE:COL field: …", or a ConfigProblem) is about `file`. */
+function problemIsAbout(p: unknown, file: string): boolean {
+  if (typeof p === 'string') return p.startsWith(`${file}:`) || p.startsWith(`${file} `);
+  return !!p && typeof p === 'object' && (p as { file?: unknown }).file === file;
 }
 
 function isoUtc(ms: number): string {

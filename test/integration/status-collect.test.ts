@@ -143,13 +143,15 @@ describe('collectStatus', () => {
       pid: 4321,
       hostname: 'testhost',
       heartbeatAt: NOW - 1000,
-      problems: [{ file: brokenFile, line: 2, message: 'assistant_id must be an integer', severity: 'error' }],
+      // the daemon stores formatted lines (src/config/format.ts); objects are read too
+      problems: [`${brokenFile}:2:15 assistant_id: must be an integer`, { file: brokenFile, line: 3, message: 'unknown key', severity: 'error' }],
     });
     const one = await collectStatus(store.db, { ...opts, campaign: 'spring-renewals' });
     expect(one.daemon.problems).toEqual([]);
     expect(statusProblems(one)).toEqual([]);
     const all = await collectStatus(store.db, opts);
-    expect(all.daemon.problems).toHaveLength(1);
+    expect(all.daemon.problems).toHaveLength(2);
+    expect(statusProblems(all)).toContain(`${brokenFile}:2:15 assistant_id: must be an integer`);
   });
 
   it('throws UnknownCampaignError naming the known campaigns', async () => {
