@@ -132,6 +132,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('attempts_lead').on('attempts').columns(['lead_id', 'id']).execute();
   await db.schema.createIndex('attempts_campaign_created').on('attempts').columns(['campaign_id', 'created_at']).execute();
   await db.schema.createIndex('attempts_call_id').on('attempts').column('call_id').execute();
+  // The poller binds calls to attempts by number; a number's attempts are few.
+  await db.schema.createIndex('attempts_phone').on('attempts').columns(['phone_number', 'id']).execute();
 
   await db.schema
     .createTable('events')

@@ -1,7 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import {
-  DUE_LEAD_STATES,
-  LIVE_ATTEMPT_STATES,
   type AttemptRow,
   type AttemptState,
   type Database,
@@ -15,18 +14,12 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-// State lists as SQL literals, not bound parameters: only then can SQLite prove that a
-// query matches the partial indexes attempts_live_phone / attempts_live_campaign / leads_due
-// (with parameters every live-attempt lookup scanned the whole attempts table).
-const LIVE_STATES_SQL = LIVE_ATTEMPT_STATES.map((s) => sql.lit(s));
-const DUE_STATES_SQL = DUE_LEAD_STATES.map((s) => sql.lit(s));
-
 /** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
 export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>> {
   const rows = await db
     .selectFrom('attempts')
     .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('state', 'in', LIVE_STATES_SQL)
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
     .groupBy('campaign_id')
     .execute();
   return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
@@ -34,12 +27,12 @@ export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>>
 
 /** Every live attempt, oldest first. Few rows: at most the sum of the live-call limits. */
 export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {
-  return db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_STATES_SQL).orderBy('id').execute();
+  return db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL).orderBy('id').execute();
 }
 
 /** Phone numbers that have a live attempt right now (rule 3). */
 export async function livePhoneNumbers(db: Db): Promise<Set<string>> {
-  const rows = await db.selectFrom('attempts').select('phone_number').where('state', 'in', LIVE_STATES_SQL).execute();
+  const rows = await db.selectFrom('attempts').select('phone_number').where('state', 'in', LIVE_ATTEMPT_STATES_SQL).execute();
   return new Set(rows.map((r) => r.phone_number));
 }
 
@@ -66,7 +59,7 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
       .selectFrom('attempts')
       .select('id')
       .where('phone_number', '=', input.phoneNumber)
-      .where('state', 'in', LIVE_STATES_SQL)
+      .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
       .executeTakeFirst();
     if (busy) return { ok: false, reason: 'phone-live' } as const;
     const moved = await trx
@@ -78,7 +71,7 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
         updated_at: input.now,
       }))
       .where('id', '=', input.leadId)
-      .where('state', 'in', DUE_STATES_SQL)
+      .where('state', 'in', DUE_LEAD_STATES_SQL)
       .where('contact_position', '=', input.contactPosition)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return { ok: false, reason: 'lead-not-due' } as const;
@@ -152,7 +145,7 @@ export async function liveAttemptByPhone(db: Db, phone: string): Promise<Attempt
     .selectFrom('attempts')
     .selectAll()
     .where('phone_number', '=', phone)
-    .where('state', 'in', LIVE_STATES_SQL)
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
     .executeTakeFirst();
 }
 

@@ -1,12 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import { DUE_LEAD_STATES, type Database } from '../store/types.js';
+import type { Kysely } from 'kysely';
+import { DUE_LEAD_STATES_SQL } from '../store/state-lists.js';
+import type { Database } from '../store/types.js';
 
 // The hot queries of the scheduler. Both are served by the partial index leads_due
 // (campaign_id, next_due_at, id) WHERE state IN ('pending', 'retry-scheduled'), so
-// their cost stays logarithmic however many leads a campaign holds. The states are
-// inlined as SQL literals: SQLite uses a partial index only when it can see that the
-// query's WHERE implies the index's, which it cannot for bound parameters.
-const DUE_STATES_SQL = DUE_LEAD_STATES.map((s) => sql.lit(s));
+// their cost stays logarithmic however many leads a campaign holds. (State lists are
+// literals: see store/state-lists.ts.)
 
 export interface DueLead {
   id: number;
@@ -37,7 +36,7 @@ export async function dueLeads(db: Kysely<Database>, campaignId: number, now: nu
       'leads.next_due_at',
     ])
     .where('leads.campaign_id', '=', campaignId)
-    .where('leads.state', 'in', DUE_STATES_SQL)
+    .where('leads.state', 'in', DUE_LEAD_STATES_SQL)
     .where('leads.next_due_at', '<=', now)
     .orderBy('leads.next_due_at')
     .orderBy('leads.id')
@@ -51,7 +50,7 @@ export async function nextDueAt(db: Kysely<Database>, campaignId: number): Promi
     .selectFrom('leads')
     .select((eb) => eb.fn.min('next_due_at').as('at'))
     .where('campaign_id', '=', campaignId)
-    .where('state', 'in', DUE_STATES_SQL)
+    .where('state', 'in', DUE_LEAD_STATES_SQL)
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
@@ -74,7 +73,7 @@ export async function deferLead(db: Kysely<Database>, leadId: number, dueAt: num
     .updateTable('leads')
     .set({ next_due_at: dueAt, state_reason: reason, updated_at: now })
     .where('id', '=', leadId)
-    .where('state', 'in', DUE_STATES_SQL)
+    .where('state', 'in', DUE_LEAD_STATES_SQL)
     .execute();
 }
 
@@ -84,6 +83,6 @@ export async function suppressLead(db: Kysely<Database>, leadId: number, now: nu
     .updateTable('leads')
     .set({ state: 'suppressed', state_reason: 'on the suppression list', next_due_at: null, updated_at: now })
     .where('id', '=', leadId)
-    .where('state', 'in', DUE_STATES_SQL)
+    .where('state', 'in', DUE_LEAD_STATES_SQL)
     .execute();
 }

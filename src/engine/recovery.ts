@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
-import { LIVE_ATTEMPT_STATES, type Database } from '../store/types.js';
+import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
+import type { Database } from '../store/types.js';
 
 /**
  * At start-up, an attempt still `dialing` belongs to a process that died between
@@ -36,7 +37,7 @@ export async function recoverUnfinishedAttempts(
             .selectFrom('attempts')
             .select('attempts.id')
             .whereRef('attempts.lead_id', '=', 'leads.id')
-            .where('attempts.state', 'in', LIVE_ATTEMPT_STATES),
+            .where('attempts.state', 'in', LIVE_ATTEMPT_STATES_SQL),
         ),
       ),
     )

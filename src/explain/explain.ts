@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
 import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
-import { LIVE_ATTEMPT_STATES, type AttemptRow, type CampaignRow, type Database, type LeadRow } from '../store/types.js';
+import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
+import { type AttemptRow, type CampaignRow, type Database, type LeadRow } from '../store/types.js';
 import { formatIn, formatLocal } from '../time/duration-format.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
 
@@ -57,7 +58,7 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
   if (ids.length === 0) return { phone_number: phone, daemon_running: daemonRunning, leads };
   const rows = await db.selectFrom('leads').selectAll().where('id', 'in', ids).orderBy('id').execute();
   const campaignRows = new Map((await db.selectFrom('campaigns').selectAll().execute()).map((c) => [c.id, c]));
-  const live = await db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES).execute();
+  const live = await db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL).execute();
   for (const lead of rows) {
     const row = campaignRows.get(lead.campaign_id);
     if (!row) continue;
