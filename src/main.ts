@@ -59,10 +59,20 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
 }
 
-/** The package version, read once from package.json. */
+let cachedVersion: string | undefined;
+
+/** The package version, from the nearest package.json above this file (src/ or dist/src/). */
 export async function version(): Promise<string> {
+  if (cachedVersion) return cachedVersion;
   const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(await readFile(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'campaignd' && pkg.version) return (cachedVersion = pkg.version);
+    } catch {
+      // not at this level
+    }
+  }
+  return (cachedVersion = '0.0.0');
 }
 

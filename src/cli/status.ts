@@ -1,15 +1,12 @@
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigUnreadableError, loadConfig } from '../config/load.js';
-import { DatabaseMissingError, openDatabase, type DatabaseHandle } from '../store/database.js';
-import { schemaStatus } from '../store/migrate.js';
+import { pidAlive } from '../lifecycle/daemon-row.js';
 import { collectStatus, UnknownCampaignError } from '../status/collect.js';
 import { statusProblems } from '../status/problems.js';
 import { renderStatus } from '../status/render.js';
 import type { StatusReport } from '../status/types.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { resolveConfigPath } from './config-path.js';
+import { openReadStore } from './read-store.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { version } from '../main.js';
 
@@ -62,10 +59,8 @@ export async function runStatus(args: string[], io: CliIo, deps: StatusDeps): Pr
   }
   if (positionals.length > 1) throw new CliError(`expected at most one CAMPAIGN, got ${positionals.length}: ${positionals.join(' ')}`, EXIT.usage);
   const campaign = positionals[0];
-  const file = await databaseFile(values.config, io);
-  const handle = openStore(file);
+  const handle = await openReadStore(values.config, io);
   try {
-    await checkSchema(handle);
     const ver = await version();
     const take = (): Promise<StatusReport> =>
       collectStatus(handle.db, { now: deps.clock.now(), campaign, version: ver, isPidAlive: deps.isPidAlive, hostname: deps.hostname }).catch((err: unknown) => {
@@ -120,51 +115,8 @@ async function watch(take: () => Promise<StatusReport>, io: CliIo, json: boolean
   return code;
 }
 
-/** The database file: from the config, or from $CAMPAIGND_DATABASE when the config cannot be read. */
-async function databaseFile(configFlag: string | undefined, io: CliIo): Promise<string> {
-  const configPath = resolveConfigPath(configFlag, io);
-  try {
-    const loaded = await loadConfig(configPath, io.env, { cwd: io.cwd });
-    return loaded.daemon.database;
-  } catch (err) {
-    const fromEnv = io.env.CAMPAIGND_DATABASE;
-    if (err instanceof ConfigUnreadableError) {
-      if (fromEnv) return path.resolve(io.cwd, fromEnv);
-      throw new CliError(err.message, EXIT.usage);
-    }
-    throw err;
-  }
-}
-
-function openStore(file: string): DatabaseHandle {
-  if (file === ':memory:') throw new CliError('the configured database is ":memory:": there is nothing to show from another process', EXIT.problems);
-  try {
-    return openDatabase(file, { readonly: true });
-  } catch (err) {
-    if (err instanceof DatabaseMissingError) throw new CliError(`no database at ${file}: has the daemon run yet?`, EXIT.problems);
-    throw new CliError(`cannot open the database at ${file}: ${err instanceof Error ? err.message : String(err)}`, EXIT.problems);
-  }
-}
-
-async function checkSchema(handle: DatabaseHandle): Promise<void> {
-  const schema = await schemaStatus(handle.db);
-  if (schema.current === null) throw new CliError(`the database at ${handle.file} holds no campaignd data yet: has the daemon run yet?`, EXIT.problems);
-  if (schema.unknown.length > 0) {
-    throw new CliError(`database schema ${schema.unknown.at(-1)} at ${handle.file} is newer than this campaignd (knows up to ${schema.latest}): upgrade campaignd`, EXIT.database);
-  }
-}
-
 /** Colour only on a terminal, and never when NO_COLOR is set. */
 function useColour(io: CliIo): boolean {
   return !!io.stdout.isTTY && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
 }
 
-/** Whether a process exists; EPERM means it exists under another user (the campaignd service user). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
