@@ -14,7 +14,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/http/server.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { silentLogger, type Logger } from '../../src/log/logger.js';
 import { createServiceClient, type RequestEvent, type ServiceClient } from '../../src/service/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
@@ -64,6 +64,8 @@ export interface StackOptions {
   scale?: number;
   /** Simulated start instant (default DEFAULT_ORIGIN). */
   origin?: number;
+  /** A clock to use instead of scaledClock(scale, origin) (the time harness brings its own). */
+  clock?: Clock;
   /** The simulator posts post-call webhooks to the daemon's HTTP surface (default true). */
   webhooks?: boolean;
   outcomes?: Partial<Record<OutcomeName, number>>;
@@ -82,6 +84,10 @@ export interface StackOptions {
   dbFile?: string;
   /** Start the engine at once (default true). */
   startEngine?: boolean;
+  /** The engine's logger (default: silent); tests pass one to read its lines. */
+  logger?: Logger;
+  /** SQLite busy timeout of the stack's connection, in real ms (default 5000). */
+  busyTimeoutMs?: number;
   /** Wraps the engine's client (e.g. to hold a make_call answer back). */
   wrapClient?: (client: EngineClient) => EngineClient;
 }
@@ -151,10 +157,10 @@ export function allSucceed(numbers: readonly string[], duration = 20): FixedOutc
 
 /** Builds and starts a stack. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const clock = scaledClock(opts.scale ?? 400, opts.origin ?? DEFAULT_ORIGIN);
+  const clock = opts.clock ?? scaledClock(opts.scale ?? 400, opts.origin ?? DEFAULT_ORIGIN);
   const tmpDir = opts.dbFile ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-engine-'));
   const dbFile = opts.dbFile ?? path.join(tmpDir!, 'campaignd.db');
-  const logger = silentLogger();
+  const logger = opts.logger ?? silentLogger();
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     for (const fn of closers.splice(0).reverse()) await fn().catch(() => undefined);
@@ -187,7 +193,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const baseEngineClient = engineClientFrom(client);
     const engineClient = opts.wrapClient ? opts.wrapClient(baseEngineClient) : baseEngineClient;
 
-    const store: DatabaseHandle = openDatabase(dbFile);
+    const store: DatabaseHandle = openDatabase(dbFile, opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {});
     closers.push(async () => {
       await store.close();
       if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
@@ -282,7 +288,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       close,
     };
     // The engine goes first on close, before the store and the simulator it uses.
-    closers.push(() => stack.stopEngine(2_000));
+    // In simulated ms: generous, and over as soon as in-flight make_call requests are answered.
+    closers.push(() => stack.stopEngine(3_600_000));
     if (opts.startEngine ?? true) await stack.startEngine();
     return stack;
   } catch (err) {

@@ -1,0 +1,322 @@
+// The time harness of issue 6: a campaign runs on sped-up simulated time across
+// daylight-saving changes, and every call the SIMULATOR recorded is judged against the
+// windows with no tolerance.
+//
+// Why a clock of its own (HarnessClock) rather than scaledClock: at a large factor one
+// real millisecond of HTTP between the engine's send-time window check and the
+// simulator's receipt is many simulated seconds, so a call checked at 03:29:59 would be
+// recorded at 03:30:04 — an artefact of the speed-up, not of the engine. The harness
+// therefore freezes simulated time from the moment `canSend` is asked until make_call
+// answers: the simulator records the very instant the engine judged. Closed stretches
+// with nothing in progress are skipped with a jump to just before the next opening
+// (no timer is skipped: due timers fire at the jump), so a year runs in minutes.
+import { DateTime, FixedOffsetZone } from 'luxon';
+import type { CampaignConfig } from '../../src/config/types.js';
+import type { EngineClient } from '../../src/engine/ports.js';
+import type { SimCall } from '../../src/simulator/types.js';
+import type { Clock } from '../../src/time/clock.js';
+import { isOpen, nextOpening, windowFromCampaign } from '../../src/time/window.js';
+
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+}
+
+/** Real milliseconds of one step at most: a longer stall (GC, a busy worker) counts as this. */
+const MAX_REAL_STEP_MS = 2;
+
+/**
+ * Real time sped up `factor` times from `origin`, that can be frozen and can jump ahead.
+ * A 1 ms ticker moves it and fires due timers; a stall of the process longer than
+ * MAX_REAL_STEP_MS counts as only that much, so a pause of the event loop slows the run
+ * down instead of letting simulated minutes pass unseen.
+ */
+export class HarnessClock implements Clock {
+  private virtual: number;
+  private lastReal = performance.now();
+  private frozen = 0;
+  private timers: Timer[] = [];
+  private seq = 0;
+  private readonly ticker: NodeJS.Timeout;
+  /** Simulated milliseconds skipped by jumps, for the report. */
+  skippedMs = 0;
+
+  constructor(
+    private readonly factor: number,
+    origin: number,
+  ) {
+    this.virtual = origin;
+    this.ticker = setInterval(() => this.tick(), 1);
+  }
+
+  now(): number {
+    if (this.frozen > 0) return this.virtual;
+    return Math.floor(this.virtual + Math.min(performance.now() - this.lastReal, MAX_REAL_STEP_MS) * this.factor);
+  }
+
+  setTimer(ms: number, fn: () => void): () => void {
+    const timer: Timer = { at: this.now() + Math.max(0, ms), seq: this.seq++, fn };
+    this.timers.push(timer);
+    return () => {
+      const i = this.timers.indexOf(timer);
+      if (i >= 0) this.timers.splice(i, 1);
+    };
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const cancel = this.setTimer(ms, done);
+      function done(): void {
+        cancel();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Stops simulated time (nestable) until as many `thaw` calls. */
+  freeze(): void {
+    if (this.frozen === 0) {
+      this.virtual = this.now();
+      this.lastReal = performance.now();
+    }
+    this.frozen++;
+  }
+
+  /** Undoes one `freeze`; time flows again when none is left. */
+  thaw(): void {
+    if (this.frozen === 0) throw new Error('thaw without freeze');
+    this.frozen--;
+    if (this.frozen === 0) this.lastReal = performance.now();
+  }
+
+  isFrozen(): boolean {
+    return this.frozen > 0;
+  }
+
+  /** Moves simulated time forward to `t`, firing every timer due by then in time order. */
+  jumpTo(t: number): void {
+    if (this.frozen > 0) throw new Error('jump while frozen');
+    const now = this.now();
+    if (t <= now) return;
+    this.skippedMs += t - now;
+    this.virtual = t;
+    this.lastReal = performance.now();
+    this.fireDue();
+  }
+
+  /** Stops the ticker and drops every timer; the clock is unusable afterwards. */
+  dispose(): void {
+    this.timers = [];
+    clearInterval(this.ticker);
+  }
+
+  private tick(): void {
+    if (this.frozen > 0) return;
+    this.virtual = this.now();
+    this.lastReal = performance.now();
+    this.fireDue();
+  }
+
+  private fireDue(): void {
+    const now = this.now();
+    if (!this.timers.some((t) => t.at <= now)) return;
+    const due = this.timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    this.timers = this.timers.filter((t) => t.at > now);
+    for (const t of due) t.fn();
+  }
+}
+
+/** How many make_call requests are between their send-time check and their answer. */
+export interface FreezingClient {
+  client: EngineClient;
+  inFlight(): number;
+}
+
+/**
+ * Wraps the engine's client so simulated time stands still from the send-time window
+ * check until make_call answers (the simulator then records the judged instant).
+ */
+export function freezeAroundMakeCall(inner: EngineClient, clock: HarnessClock): FreezingClient {
+  let inFlight = 0;
+  const client: EngineClient = {
+    ...inner,
+    async makeCall(req, opts) {
+      let froze = false;
+      inFlight++;
+      const canSend = (): boolean => {
+        // Frozen BEFORE the engine reads the clock, so the instant it judges is the one recorded.
+        clock.freeze();
+        froze = true;
+        const ok = opts?.canSend ? opts.canSend() : true;
+        if (!ok) {
+          froze = false;
+          clock.thaw();
+        }
+        return ok;
+      };
+      try {
+        return await inner.makeCall(req, { canSend });
+      } finally {
+        inFlight--;
+        if (froze) clock.thaw();
+      }
+    },
+  };
+  return { client, inFlight: () => inFlight };
+}
+
+/** A change of a zone's UTC offset. */
+export interface OffsetChange {
+  zone: string;
+  /** The first instant of the new offset. */
+  at: number;
+  beforeMinutes: number;
+  afterMinutes: number;
+  /** Wall-clock second of day the old offset would show at `at` (where the jump starts). */
+  wallBefore: number;
+  /** Wall-clock second of day the new offset shows at `at` (where the jump lands). */
+  wallAfter: number;
+}
+
+const HOUR = 3_600_000;
+const offsetAt = (zone: string, t: number): number => DateTime.fromMillis(t, { zone }).offset;
+const secondsOfDay = (d: DateTime): number => d.hour * 3600 + d.minute * 60 + d.second;
+
+/** Every offset change of `zone` in calendar year `year` (UTC), found with luxon. */
+export function offsetChanges(zone: string, year: number): OffsetChange[] {
+  const out: OffsetChange[] = [];
+  const end = Date.UTC(year + 1, 0, 1);
+  for (let t = Date.UTC(year, 0, 1); t < end; t += HOUR) {
+    const before = offsetAt(zone, t);
+    if (offsetAt(zone, t + HOUR) === before) continue;
+    let lo = t;
+    let hi = t + HOUR; // offset(lo) = before, offset(hi) = after
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (offsetAt(zone, mid) === before) lo = mid;
+      else hi = mid;
+    }
+    const after = offsetAt(zone, hi);
+    out.push({
+      zone,
+      at: hi,
+      beforeMinutes: before,
+      afterMinutes: after,
+      wallBefore: secondsOfDay(DateTime.fromMillis(hi, { zone: FixedOffsetZone.instance(before) })),
+      wallAfter: secondsOfDay(DateTime.fromMillis(hi, { zone: FixedOffsetZone.instance(after) })),
+    });
+  }
+  return out;
+}
+
+/** Local calendar date `YYYY-MM-DD` of instant `t` in `zone`. */
+export function localDate(zone: string, t: number): string {
+  return DateTime.fromMillis(t, { zone }).toISODate()!;
+}
+
+/**
+ * Rule 1 written out a second time, on luxon's reading of the zone (window.ts reads its
+ * own offset tables): open iff the local fields are on an allowed, non-blackout day and in
+ * [start, end); past midnight the early part belongs to the previous day; equal = all day.
+ */
+export function oracleOpen(
+  w: { timezone: string; days: readonly number[]; start: number; end: number; blackoutDates?: readonly string[] },
+  t: number,
+): boolean {
+  const local = DateTime.fromMillis(t, { zone: w.timezone });
+  const sod = secondsOfDay(local) + local.millisecond / 1000;
+  const dayOk = (d: DateTime): boolean => w.days.includes(d.weekday) && !(w.blackoutDates ?? []).includes(d.toISODate()!);
+  if (w.start === w.end) return dayOk(local);
+  if (w.start < w.end) return sod >= w.start && sod < w.end && dayOk(local);
+  if (sod >= w.start) return dayOk(local);
+  // The calendar day before, read as a date (a day may have 23 or 25 hours).
+  return sod < w.end && dayOk(local.startOf('day').minus({ days: 1 }));
+}
+
+/** The windows a call of this campaign must have been inside: the campaign's, and the person's. */
+export function windowsFor(c: CampaignConfig, leadZone: string | undefined) {
+  const zone = c.timezone ?? 'UTC';
+  const campaign = { timezone: zone, days: c.allowedDays, start: c.allowedHoursStart, end: c.allowedHoursEnd, blackoutDates: c.blackoutDates };
+  const personal = c.leadLocalHours ? { timezone: leadZone ?? zone, days: [1, 2, 3, 4, 5, 6, 7] as const, start: c.leadLocalHours.start, end: c.leadLocalHours.end } : null;
+  return { campaign, personal };
+}
+
+/** Throws for the first call whose `initiated` instant is outside a window (window.ts and the oracle both). */
+export function assertCallsInsideWindows(calls: readonly SimCall[], c: CampaignConfig, leadZones: ReadonlyMap<string, string>): void {
+  const spec = windowFromCampaign(c, c.timezone ?? 'UTC');
+  for (const call of calls) {
+    const initiated = call.timeline.find((e) => e.status === 'initiated')?.at;
+    if (initiated === undefined) throw new Error(`call ${call.id} has no initiated entry`);
+    const zone = leadZones.get(call.client_phone_number);
+    const { campaign, personal } = windowsFor(c, zone);
+    const where = `call ${call.id} to ${call.client_phone_number} of ${c.name}, initiated ${new Date(initiated).toISOString()} (${DateTime.fromMillis(initiated, { zone: campaign.timezone }).toISO()} campaign time)`;
+    if (!isOpen(spec, initiated)) throw new Error(`rule 1 (window.ts): ${where} while the campaign window was closed`);
+    if (!oracleOpen(campaign, initiated)) throw new Error(`rule 1 (luxon oracle): ${where} while the campaign window was closed`);
+    if (personal && !oracleOpen(personal, initiated)) {
+      throw new Error(`rule 1 (luxon oracle): ${where} outside lead_local_hours in ${personal.timezone} (${DateTime.fromMillis(initiated, { zone: personal.timezone }).toISO()})`);
+    }
+  }
+}
+
+/** Earliest next opening over campaigns, from `t` (null if none within window.ts's horizon). */
+export function nextOpeningOf(campaigns: readonly CampaignConfig[], t: number): number | null {
+  let best: number | null = null;
+  for (const c of campaigns) {
+    const n = nextOpening(windowFromCampaign(c, c.timezone ?? 'UTC'), t);
+    if (n !== null && (best === null || n < best)) best = n;
+  }
+  return best;
+}
+
+/** What a harness run needs: the clock, the freezing client and what can open. */
+export interface DriveOptions {
+  clock: HarnessClock;
+  inFlight: () => number;
+  campaigns: readonly CampaignConfig[];
+  calls: () => Iterable<SimCall>;
+  /** Simulated instant to stop at. */
+  end: number;
+  /** Real milliseconds before giving up. */
+  realTimeoutMs: number;
+  /** How long before an opening a jump lands (simulated ms), so the engine is awake for it. */
+  leadInMs?: number;
+  /** Called now and then with the simulated instant (progress output for long runs). */
+  onProgress?: (now: number) => void;
+}
+
+/**
+ * Lets simulated time run to `end`, jumping over closed stretches when nothing is in
+ * progress: no make_call in flight, every campaign window closed, every simulator call final.
+ */
+export async function driveUntil(o: DriveOptions): Promise<void> {
+  const leadIn = o.leadInMs ?? 60_000;
+  const realDeadline = Date.now() + o.realTimeoutMs;
+  let lastProgress = Date.now();
+  for (;;) {
+    await new Promise<void>((resolve) => setTimeout(resolve, 2));
+    if (o.clock.isFrozen() || o.inFlight() > 0) continue;
+    const now = o.clock.now();
+    if (now >= o.end) return;
+    if (Date.now() > realDeadline) throw new Error(`time harness: real timeout at simulated ${new Date(now).toISOString()}, end ${new Date(o.end).toISOString()}`);
+    if (o.onProgress && Date.now() - lastProgress > 10_000) {
+      lastProgress = Date.now();
+      o.onProgress(now);
+    }
+    if (o.campaigns.some((c) => isOpen(windowFromCampaign(c, c.timezone ?? 'UTC'), now))) continue;
+    const opening = nextOpeningOf(o.campaigns, now);
+    const target = Math.min(opening === null ? o.end : opening - leadIn, o.end);
+    if (target <= now + leadIn) continue;
+    let busy = false;
+    for (const call of o.calls()) {
+      if (call.finishedAt === null) {
+        busy = true;
+        break;
+      }
+    }
+    if (!busy) o.clock.jumpTo(target);
+  }
+}
