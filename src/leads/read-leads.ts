@@ -40,6 +40,9 @@ export class LeadFileError extends Error {
   }
 }
 
+/** Characters a row may hold (all fields together); larger rows are invalid leads. */
+export const MAX_ROW_CHARS = 64 * 1024;
+
 interface Columns {
   phone: number;
   timezone: number;
@@ -81,9 +84,25 @@ function headerColumns(file: string, header: string[]): Columns {
   const lower = names.map((h) => h.toLowerCase());
   const phone = lower.indexOf('phone_number');
   if (phone < 0) {
-    const found = names.filter((n) => n !== '').slice(0, 8).join(', ');
-    throw new LeadFileError(file, `no "phone_number" column in the header row (found: ${found || 'nothing'})`);
+    // A binary or mis-separated file has one huge "header": show a readable prefix only.
+    const found = names.filter((n) => n !== '').slice(0, 8).map(shown).join(', ');
+    const separator = /[;\t|]/.exec(names.join(','))?.[0];
+    const hint = separator ? ` — the header looks separated by ${separator === '\t' ? 'tabs' : `"${separator}"`}; save the file as comma-separated CSV` : '';
+    if (/[\uFFFD\x00-\x08\x0E-\x1F]/.test(names.join(''))) {
+      throw new LeadFileError(file, 'the header row is not readable text: a CSV file saved as UTF-8 with a "phone_number" column is required');
+    }
+    throw new LeadFileError(file, `no "phone_number" column in the header row (found: ${found || 'nothing'})${hint}`);
   }
+  // Two columns of one name would silently drop one of them (or pick one of two phone numbers).
+  const firstAt = new Map<string, number>();
+  lower.forEach((name, index) => {
+    if (name === '') return;
+    const earlier = firstAt.get(name);
+    if (earlier !== undefined) {
+      throw new LeadFileError(file, `column "${shown(names[index] ?? name)}" appears twice in the header row (columns ${earlier + 1} and ${index + 1}): rename or remove one`);
+    }
+    firstAt.set(name, index);
+  });
   const secondary: { index: number; name: string; n: number }[] = [];
   const variables: { index: number; name: string }[] = [];
   lower.forEach((name, index) => {
@@ -101,6 +120,12 @@ function headerColumns(file: string, header: string[]): Columns {
   };
 }
 
+/** A header name as shown in an error: printable, at most 40 characters. */
+function shown(name: string): string {
+  const printable = name.replace(/[^\P{C}]/gu, '?');
+  return printable.length > 40 ? `${printable.slice(0, 40)}…` : printable;
+}
+
 function readRow(
   columns: Columns,
   line: number,
@@ -109,6 +134,14 @@ function readRow(
   defaultCountry: string | undefined,
   validZone: (tz: string) => boolean,
 ): ReadLeadResult {
+  // A runaway row (a missing closing quote, a pasted blob) is kept as an invalid lead
+  // without its content: megabytes of variables would be sent with every make_call.
+  const size = fields.reduce((sum, f) => sum + f.length, 0);
+  if (size > MAX_ROW_CHARS) {
+    const text = (fields[columns.phone] ?? '').trim();
+    const phoneText = text.length > 32 ? `${text.slice(0, 32)}…` : text;
+    return { ok: false, line, phoneText, reason: `row too large (${size} characters; at most ${MAX_ROW_CHARS} per row)`, variables: {} };
+  }
   const variables: Record<string, string> = {};
   for (const v of columns.variables) variables[v.name] = fields[v.index] ?? '';
   const phoneText = (fields[columns.phone] ?? '').trim();

@@ -60,6 +60,9 @@ export async function syncCampaigns(db: Kysely<Database>, config: LoadedConfig, 
 
 /** Imports each campaign's lead file when it changed since the last import. */
 export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, deps: SyncDeps): Promise<void> {
+  // A lead file that cannot be imported must reach `status`, not only the log: its lines
+  // join the daemon's config problems (reset by syncCampaigns on every load).
+  const failures: string[] = [];
   for (const cfg of config.campaigns) {
     const file = cfg.leads.file;
     if (!file) continue;
@@ -71,6 +74,7 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
       fingerprint = `${s.size}:${s.mtimeMs}`;
     } catch {
       deps.logger.error({ campaign: cfg.name, file }, 'lead file cannot be read');
+      failures.push(`${cfg.name}: lead file ${file} cannot be read — fix the path or the file and send SIGHUP; no lead was lost`);
       continue;
     }
     const last = await db
@@ -95,9 +99,22 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
         'lead file imported',
       );
     } catch (err) {
-      deps.logger.error({ campaign: cfg.name, file, err: err instanceof Error ? err.message : String(err) }, 'lead file import failed; no lead was lost, fix the file and send SIGHUP');
+      const message = err instanceof Error ? err.message : String(err);
+      deps.logger.error({ campaign: cfg.name, file, err: message }, 'lead file import failed; no lead was lost, fix the file and send SIGHUP');
+      failures.push(`${cfg.name}: lead file not imported: ${message} — fix the file and send SIGHUP; no lead was lost`);
     }
   }
+  if (failures.length > 0) await addDaemonProblems(db, failures);
+}
+
+async function addDaemonProblems(db: Kysely<Database>, lines: string[]): Promise<void> {
+  const row = await db.selectFrom('daemons').select('problems_json').where('stopped_at', 'is', null).executeTakeFirst();
+  const earlier = row?.problems_json ? (JSON.parse(row.problems_json) as unknown[]) : [];
+  await db
+    .updateTable('daemons')
+    .set({ problems_json: JSON.stringify([...earlier, ...lines]) })
+    .where('stopped_at', 'is', null)
+    .execute();
 }
 
 /** Loads the do-not-call list and suppresses active leads on it. */
