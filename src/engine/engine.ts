@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempt, liveCountsByCampaign, livePhoneNumbers } from './attempts.js';
+import { claimAttempt, liveCountsByCampaign, livePhoneNumbers, transitionAttempt } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
@@ -56,6 +56,8 @@ const MAX_SLEEP_MS = 30_000;
 const CONTROL_CHECK_MS = 1_000;
 const TOKEN_PROBE_MS = 30_000;
 const PHONE_BUSY_DEFER_MS = 30_000;
+const STORE_RETRY_TRIES = 10;
+const STORE_RETRY_MS = 1_000;
 const REMOTE_FOLLOW_MS = 60_000;
 
 /** Creates the engine; nothing runs until `start()`. */
@@ -219,15 +221,42 @@ export function createEngine(opts: EngineOptions) {
           return nextOpeningAll(personal ? [c.window, personal] : [c.window], clock.now()) ?? clock.now() + 3600_000;
         },
       },
-    ).then(async (report) => {
-      await onDialReport(c, report);
-      return report;
-    });
+    )
+      .then(async (report) => {
+        await onDialReport(c, report);
+        return report;
+      })
+      .catch(async (err: unknown): Promise<DialReport> => {
+        // A store error (SQLITE_BUSY from another writer…) while recording the answer: the
+        // call may exist, so the attempt is followed as unknown and the call list settles
+        // it (rule 6). Left unhandled, the rejection would crash the daemon.
+        const detail = 'make_call result could not be recorded';
+        log.error({ err: errText(err), attempt: attempt.id }, detail);
+        await markUnknownAfterStoreError(attempt.id, detail);
+        wakePoller();
+        return { kind: 'unknown', detail };
+      });
     inflight.add(task);
     void task.finally(() => {
       inflight.delete(task);
       wake();
     });
+  }
+
+  /** Moves a `dialing` attempt to unknown after a store error, trying again while the store is busy. */
+  async function markUnknownAfterStoreError(attemptId: number, detail: string): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await transitionAttempt(db, attemptId, ['dialing'], 'unknown', { detail, settle_deadline: clock.now() + settleMs });
+        return;
+      } catch (err) {
+        if (tries >= STORE_RETRY_TRIES || stopping) {
+          log.error({ err: errText(err), attempt: attemptId }, 'attempt left dialing; it is recovered as unknown at the next start');
+          return;
+        }
+        await clock.sleep(STORE_RETRY_MS);
+      }
+    }
   }
 
   async function onDialReport(c: RuntimeCampaign, report: DialReport): Promise<void> {
