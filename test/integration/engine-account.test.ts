@@ -23,8 +23,8 @@ describe('engine: account conditions', () => {
     await waitUntil(() => s.simCalls().length >= 2, { message: 'two calls placed' });
     await s.control('/__sim/auth', { user_index: 0, valid: false });
     const revokedAt = s.clock.now();
-    const callsBefore = s.simCalls().length;
     await waitUntil(() => s.engine?.status().api === 'token-rejected', { message: 'the engine to see the token rejected' });
+    const callsBefore = s.simCalls().length;
     await waitUntil(() => s.clock.now() >= revokedAt + 3 * 60_000, { message: 'three simulated minutes' });
     expect(s.simCalls().length).toBe(callsBefore); // the service refused every make_call meanwhile
     const refused = await s.db.selectFrom('attempts').selectAll().where('state', '=', 'withdrawn').execute();
