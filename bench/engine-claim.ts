@@ -1,0 +1,107 @@
+// `npx tsx bench/engine-claim.ts [--quick]`: the engine's hot path at scale. Builds
+// 1,000,000 leads in 100 campaigns in a SQLite FILE (200,000 with --quick) in a child
+// process, so the build's memory is not counted, then in this process, through the
+// daemon's own openDatabase:
+//  - claim latency: dueLeads(db, campaign, now, 10) + claimAttempt, 2,000 times spread
+//    over the campaigns (goal p99 ≤ 5 ms);
+//  - status: collectStatus over the whole database (goal ≤ 300 ms);
+//  - resident memory of the process while doing both (goal ≤ 200 MB).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { claimAttempt } from '../src/engine/attempts.js';
+import { dueLeads } from '../src/engine/due-leads.js';
+import { collectStatus } from '../src/status/collect.js';
+import { openDatabase } from '../src/store/database.js';
+import { buildBigStore } from './lib/big-store.js';
+import { atMost, isQuick, reportFigure } from './lib/figures.js';
+import { sampleRss } from './lib/rss.js';
+import { fmt, summary } from './lib/stats.js';
+
+const BENCH = 'engine-claim';
+const NOW = Date.UTC(2026, 0, 5, 10, 0, 0);
+const CAMPAIGNS = 100;
+const quick = isQuick();
+const LEADS = quick ? 200_000 : 1_000_000;
+const CLAIMS = 2_000;
+
+const buildIndex = process.argv.indexOf('--build');
+if (buildIndex >= 0) {
+  // Child mode: build the file and exit.
+  const file = process.argv[buildIndex + 1] as string;
+  const t0 = performance.now();
+  const s = await buildBigStore(file, LEADS, CAMPAIGNS, NOW);
+  console.log(`  built ${s.leads.toLocaleString('en')} leads, ${s.attempts.toLocaleString('en')} attempts, ${s.campaigns} campaigns in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  process.exit(0);
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-claim-'));
+const file = path.join(dir, 'campaignd.db');
+try {
+  console.log(`${BENCH}: ${LEADS.toLocaleString('en')} leads in ${CAMPAIGNS} campaigns, SQLite file${quick ? ' (quick)' : ''}`);
+  const self = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, [...process.execArgv, self, '--build', file, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
+  if (child.status !== 0) throw new Error(`building the database failed (exit ${child.status})`);
+  console.log(`  database file ${fmt(fs.statSync(file).size / 1e6, 0)} MB`);
+
+  // Under tsx the process holds the TypeScript loader too; this is the floor before any query.
+  const floor = process.memoryUsage.rss() / 1e6;
+  const rss = sampleRss(10);
+  const store = openDatabase(file);
+  const { db } = store;
+  const claimMs: number[] = [];
+  const queryMs: number[] = [];
+  let claimed = 0;
+  for (let i = 0; i < CLAIMS; i++) {
+    // Campaigns in a scattered order, as the scheduler would visit them after webhooks.
+    const campaignId = ((i * 37) % CAMPAIGNS) + 1;
+    const now = NOW + i;
+    const t0 = performance.now();
+    const due = await dueLeads(db, campaignId, now, 10);
+    const t1 = performance.now();
+    const lead = due[0];
+    if (lead) {
+      const result = await claimAttempt(db, {
+        campaignId,
+        leadId: lead.id,
+        contactPosition: lead.contact_position,
+        phoneNumber: lead.contact_phone ?? lead.phone_number,
+        assistantId: 1,
+        owner: 'bench',
+        now,
+      });
+      if (result.ok) claimed++;
+    }
+    claimMs.push(performance.now() - t0);
+    queryMs.push(t1 - t0);
+  }
+  if (claimed !== CLAIMS) throw new Error(`only ${claimed} of ${CLAIMS} claims succeeded`);
+  const q = summary(queryMs);
+  const c = summary(claimMs);
+  console.log(`  dueLeads alone: p50 ${fmt(q.p50, 3)} ms, p99 ${fmt(q.p99, 3)} ms; dueLeads + claimAttempt: p50 ${fmt(c.p50, 3)} ms, p99 ${fmt(c.p99, 3)} ms, max ${fmt(c.max, 2)} ms`);
+  reportFigure(BENCH, 'claim (dueLeads + claimAttempt) p50', c.p50, 'ms', undefined, `${CLAIMS} claims, ${LEADS.toLocaleString('en')} leads`);
+  reportFigure(BENCH, 'claim (dueLeads + claimAttempt) p99', c.p99, 'ms', atMost(5, 'ms'), `${CLAIMS} claims, ${LEADS.toLocaleString('en')} leads`);
+
+  const statusMs: number[] = [];
+  let total = 0;
+  for (let i = 0; i < 6; i++) {
+    const t0 = performance.now();
+    const report = await collectStatus(db, { now: NOW + CLAIMS, version: 'bench', isPidAlive: () => false });
+    statusMs.push(performance.now() - t0);
+    total = report.campaigns.reduce((n, r) => n + r.leads.total, 0);
+  }
+  if (total !== LEADS) throw new Error(`status counted ${total} leads, expected ${LEADS}`);
+  const [cold, ...warm] = statusMs;
+  const s = summary(warm);
+  console.log(`  collectStatus over ${CAMPAIGNS} campaigns: first ${fmt(cold ?? Number.NaN, 0)} ms, then p50 ${fmt(s.p50, 0)} ms, max ${fmt(s.max, 0)} ms`);
+  reportFigure(BENCH, 'status (collectStatus, whole DB)', s.max, 'ms', atMost(300, 'ms'), `worst of ${warm.length} after a first run of ${fmt(cold ?? Number.NaN, 0)} ms`);
+  const peak = rss.peak() / 1e6;
+  rss.stop();
+  reportFigure(BENCH, 'resident memory (claims + status)', peak, 'MB', atMost(200, 'MB'), `peak RSS, build excluded; ${fmt(floor, 0)} MB before opening the database (node + tsx + code)`);
+  await store.close();
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}

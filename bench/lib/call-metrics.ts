@@ -1,0 +1,76 @@
+// Figures computed from the engine's own record (attempt rows) after a run: how full the
+// slots were, how fast a freed slot was refilled, how punctual retries were.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/types.js';
+
+export interface AttemptSpan {
+  campaignId: number;
+  leadId: number;
+  createdAt: number;
+  endedAt: number | null;
+  outcomeSource: string | null;
+}
+
+/** Every attempt of the run, oldest first. */
+export async function attemptSpans(db: Kysely<Database>): Promise<AttemptSpan[]> {
+  const rows = await db.selectFrom('attempts').select(['campaign_id', 'lead_id', 'created_at', 'ended_at', 'outcome_source']).orderBy('id').execute();
+  return rows.map((r) => ({ campaignId: r.campaign_id, leadId: r.lead_id, createdAt: r.created_at, endedAt: r.ended_at, outcomeSource: r.outcome_source }));
+}
+
+/**
+ * Time-weighted live attempts ÷ limit between the first and the last claim: while the
+ * last lead is not yet claimed, due leads exist, so every idle slot is lost capacity.
+ */
+export function utilization(spans: readonly AttemptSpan[], limit: number): number {
+  if (spans.length < 2) return Number.NaN;
+  const from = Math.min(...spans.map((s) => s.createdAt));
+  const to = Math.max(...spans.map((s) => s.createdAt));
+  if (to <= from) return Number.NaN;
+  let busy = 0;
+  for (const s of spans) {
+    const end = Math.min(to, s.endedAt ?? to);
+    if (end > s.createdAt) busy += end - Math.max(from, s.createdAt);
+  }
+  return busy / (limit * (to - from));
+}
+
+/**
+ * Slot refill: for each attempt a webhook ended (while leads were still due), the time
+ * from that webhook's arrival to the next claim not already matched to an earlier end.
+ * Attempts the poller closed are left out: their slot was freed by a poll, not a webhook.
+ */
+export function refillDelays(arrivals: readonly number[], webhookEnds: readonly number[], claims: readonly number[]): number[] {
+  const sortedArrivals = [...arrivals].sort((a, b) => a - b);
+  const sortedEnds = [...webhookEnds].sort((a, b) => a - b);
+  const sortedClaims = [...claims].sort((a, b) => a - b);
+  const lastClaim = sortedClaims[sortedClaims.length - 1] ?? Number.NEGATIVE_INFINITY;
+  const delays: number[] = [];
+  let i = 0;
+  let j = 0;
+  for (const end of sortedEnds) {
+    if (end > lastClaim) break;
+    // The delivery that ended it: the latest arrival at or before the recorded end.
+    while (i + 1 < sortedArrivals.length && (sortedArrivals[i + 1] as number) <= end) i++;
+    const arrival = sortedArrivals[i];
+    while (j < sortedClaims.length && (sortedClaims[j] as number) < end) j++;
+    if (j >= sortedClaims.length) break;
+    if (arrival !== undefined && arrival <= end) delays.push((sortedClaims[j] as number) - arrival);
+    j++;
+  }
+  return delays;
+}
+
+/** For each retry: its claim − (previous attempt's end + retry interval), per lead. */
+export function retryErrors(spans: readonly AttemptSpan[], retryIntervalMs: number): number[] {
+  const byLead = new Map<number, AttemptSpan[]>();
+  for (const s of spans) byLead.set(s.leadId, [...(byLead.get(s.leadId) ?? []), s]);
+  const errors: number[] = [];
+  for (const list of byLead.values()) {
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1] as AttemptSpan;
+      const cur = list[i] as AttemptSpan;
+      if (prev.endedAt !== null) errors.push(cur.createdAt - (prev.endedAt + retryIntervalMs));
+    }
+  }
+  return errors;
+}
