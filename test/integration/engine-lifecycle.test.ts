@@ -104,14 +104,14 @@ describe('engine: pause, resume and windows', () => {
     stack = await startStack({
       origin: Date.UTC(2026, 0, 5, 10, 0, 0),
       campaigns: [{ settings: { allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 10 * 3600, maxCallsInParallel: 3, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
-      // The first make_calls are refused with a two-minute wait: the client's budget pauses past the closing.
-      faults: [{ path: '/api/user/make_call', rate_limited: 1, retry_after: 120 }],
+      // The first make_calls are refused with a 15-minute wait: the client's budget pauses past the closing.
+      faults: [{ path: '/api/user/make_call', rate_limited: 1, retry_after: 900 }],
       fixedOutcomes: allSucceed(numbers),
       startEngine: false,
     });
     const s = stack;
-    // The window closes one simulated minute after the engine starts (set now: setting up takes simulated time).
-    const closes = Math.ceil((s.clock.now() + 60_000) / 1000) * 1000;
+    // The window closes five simulated minutes after the engine starts (set now: setting up takes simulated time).
+    const closes = Math.ceil((s.clock.now() + 5 * 60_000) / 1000) * 1000;
     const config = { ...s.campaigns[0]!.config, allowedHoursEnd: Math.round((closes - Date.UTC(2026, 0, 5)) / 1000) };
     await s.db.updateTable('campaigns').set({ config_json: JSON.stringify(config) }).execute();
     await s.startEngine();
@@ -120,7 +120,9 @@ describe('engine: pause, resume and windows', () => {
     });
     await s.control('/__sim/reset-faults');
     expect(s.clock.now()).toBeLessThan(closes);
-    await waitUntil(() => s.clock.now() >= closes + 3 * 60_000, { message: 'three simulated minutes past the closing' });
+    await waitUntil(async () => (await s.db.selectFrom('attempts').select('id').where('detail', '=', 'window closed before the request could be sent').execute()).length > 0, {
+      message: 'a request withheld when the budget resumed',
+    });
     await waitUntil(async () => (await s.db.selectFrom('attempts').select('id').where('state', 'in', ['dialing', 'placed', 'unknown']).execute()).length === 0, {
       message: 'no attempt left in flight',
     });
