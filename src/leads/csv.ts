@@ -124,19 +124,25 @@ export class CsvParser {
 
 /** Streams the records of a CSV file (UTF-8, optional BOM, LF / CRLF / CR line ends). */
 export async function* readCsvRecords(file: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<CsvRecord> {
+  for await (const records of readCsvChunks(file, opts)) yield* records;
+}
+
+/**
+ * The same, a chunk's worth of records at a time: one await per chunk instead of one
+ * per row, which matters at a million rows.
+ */
+export async function* readCsvChunks(file: string, opts: { highWaterMark?: number } = {}): AsyncGenerator<CsvRecord[]> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: opts.highWaterMark ?? 256 * 1024 });
   const parser = new CsvParser();
-  const out: CsvRecord[] = [];
   try {
     for await (const chunk of stream as AsyncIterable<string>) {
+      const out: CsvRecord[] = [];
       parser.push(chunk, out);
-      if (out.length > 0) {
-        yield* out;
-        out.length = 0;
-      }
+      if (out.length > 0) yield out;
     }
+    const out: CsvRecord[] = [];
     parser.end(out);
-    yield* out;
+    if (out.length > 0) yield out;
   } finally {
     stream.destroy();
   }

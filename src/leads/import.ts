@@ -92,6 +92,7 @@ export async function importLeads(
   const seen = new Set<number>();
   let batch: PlannedRow[] = [];
   const writers = makeWriters();
+  const prior = await readPrior(db, campaign.id, opts.sourceFile);
 
   const sample = (line: number, message: string): void => {
     if (summary.samples.length < MAX_SAMPLES) summary.samples.push({ line, message });
@@ -119,12 +120,12 @@ export async function importLeads(
     }
     batch.push(plan(result, campaign, opts.sourceFile));
     if (batch.length >= batchSize) {
-      await writeBatch(db, writers, campaign, batch, opts, summary);
+      await writeBatch(db, writers, prior, campaign, batch, opts, summary);
       batch = [];
       opts.onProgress?.(summary.read);
     }
   }
-  if (batch.length > 0) await writeBatch(db, writers, campaign, batch, opts, summary);
+  if (batch.length > 0) await writeBatch(db, writers, prior, campaign, batch, opts, summary);
   opts.onProgress?.(summary.read);
   return summary;
 }
@@ -135,11 +136,40 @@ function plan(result: ReadLeadResult, campaign: ImportCampaign, sourceFile: stri
   return { result, key, variablesJson: JSON.stringify(result.lead.variables) };
 }
 
-async function writeBatch(db: Kysely<Database>, writers: Writers, campaign: ImportCampaign, rows: PlannedRow[], opts: ImportOptions, summary: ImportSummary): Promise<void> {
+/**
+ * What the database held when the import began. A first import into an empty campaign
+ * (the million-row case) can skip looking up every key: within one import the keys are
+ * unique already (numbers are deduplicated in memory, `file:line` keys are unique).
+ */
+interface Prior {
+  campaignHasLeads: boolean;
+  /** Invalid rows of this file were stored before, so fixed rows may replace them. */
+  invalidFromFile: boolean;
+  anySuppressions: boolean;
+}
+
+async function readPrior(db: Kysely<Database>, campaignId: number, sourceFile: string): Promise<Prior> {
+  const anyLead = await db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).limit(1).executeTakeFirst();
+  const anyInvalid = anyLead
+    ? await db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).where('state', '=', 'invalid').where('source_file', '=', sourceFile).limit(1).executeTakeFirst()
+    : undefined;
+  const anySuppression = await db.selectFrom('suppressions').select('phone_number').limit(1).executeTakeFirst();
+  return { campaignHasLeads: !!anyLead, invalidFromFile: !!anyInvalid, anySuppressions: !!anySuppression };
+}
+
+async function writeBatch(
+  db: Kysely<Database>,
+  writers: Writers,
+  prior: Prior,
+  campaign: ImportCampaign,
+  rows: PlannedRow[],
+  opts: ImportOptions,
+  summary: ImportSummary,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // Placeholders of rows that were invalid before and are valid now.
-    const placeholders = rows.filter((r) => r.result.ok).map((r) => `invalid:${opts.sourceFile}:${r.result.line}`);
-    const lookup = [...rows.map((r) => r.key), ...placeholders];
+    const placeholders = prior.invalidFromFile ? rows.filter((r) => r.result.ok).map((r) => `invalid:${opts.sourceFile}:${r.result.line}`) : [];
+    const lookup = prior.campaignHasLeads ? [...rows.map((r) => r.key), ...placeholders] : [];
     const existing = new Map<string, { id: number; state: string; variables_json: string; timezone: string | null }>();
     for (let i = 0; i < lookup.length; i += INSERT_CHUNK) {
       const found = await trx
@@ -156,7 +186,7 @@ async function writeBatch(db: Kysely<Database>, writers: Writers, campaign: Impo
 
     const fresh = rows.filter((r) => !existing.has(r.key));
     const freshNumbers = fresh.flatMap((r) => (r.result.ok ? [r.result.lead.phoneNumber] : []));
-    const dnc = freshNumbers.length > 0 ? await suppressedAmong(trx, freshNumbers) : new Set<string>();
+    const dnc = prior.anySuppressions && freshNumbers.length > 0 ? await suppressedAmong(trx, freshNumbers) : new Set<string>();
 
     await insertFresh(trx, writers, campaign, fresh, dnc, opts, summary);
     await refreshExisting(trx, rows, existing, opts.now, summary);
@@ -202,36 +232,31 @@ async function insertFresh(
 ): Promise<void> {
   const contacts = new Map<string, string[]>();
   const { now, sourceFile } = opts;
-  const values = fresh.map(({ result, key, variablesJson }): unknown[] => {
-    if (!result.ok) return [campaign.id, key, result.phoneText, variablesJson, null, 'invalid', result.reason, null, sourceFile, result.line, now, now];
+  const values: unknown[] = [];
+  for (const { result, key, variablesJson } of fresh) {
+    if (!result.ok) {
+      values.push(campaign.id, key, result.phoneText, variablesJson, null, 'invalid', result.reason, null, sourceFile, result.line, now, now);
+      continue;
+    }
     const { lead } = result;
     contacts.set(key, lead.secondary.length > 0 ? [lead.phoneNumber, ...lead.secondary] : [lead.phoneNumber]);
-    const suppressed = dnc.has(lead.phoneNumber);
-    if (suppressed) summary.suppressed++;
-    else summary.accepted++;
-    return [
-      campaign.id,
-      key,
-      lead.phoneNumber,
-      variablesJson,
-      lead.timezone ?? null,
-      suppressed ? 'suppressed' : 'pending',
-      suppressed ? 'on the suppression list' : null,
-      suppressed ? null : now,
-      sourceFile,
-      result.line,
-      now,
-      now,
-    ];
-  });
+    if (dnc.has(lead.phoneNumber)) {
+      summary.suppressed++;
+      values.push(campaign.id, key, lead.phoneNumber, variablesJson, lead.timezone ?? null, 'suppressed', 'on the suppression list', null, sourceFile, result.line, now, now);
+    } else {
+      summary.accepted++;
+      values.push(campaign.id, key, lead.phoneNumber, variablesJson, lead.timezone ?? null, 'pending', null, now, sourceFile, result.line, now, now);
+    }
+  }
 
-  const contactRows: unknown[][] = [];
   const inserted = await writers.leads.insertAll<{ id: number; dedupe_key: string }>(trx, values, INSERT_CHUNK);
+  const contactValues: unknown[] = [];
   for (const { id, dedupe_key } of inserted) {
     const numbers = contacts.get(dedupe_key);
-    numbers?.forEach((phone, position) => contactRows.push([id, position, phone]));
+    if (!numbers) continue;
+    for (let position = 0; position < numbers.length; position++) contactValues.push(id, position, numbers[position]);
   }
-  await writers.contacts.insertAll(trx, contactRows, INSERT_CHUNK);
+  await writers.contacts.insertAll(trx, contactValues, INSERT_CHUNK);
 }
 
 async function refreshExisting(

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { IANAZone } from 'luxon';
-import { readCsvRecords } from './csv.js';
+import { readCsvChunks } from './csv.js';
 import { normalisePhone } from './phone.js';
 
 // Lead CSV (product.md 2.3): `phone_number` required; `timezone`, `country` and
@@ -69,12 +69,14 @@ export async function* readLeadCsv(file: string, opts: { defaultCountry?: string
     if (ok === undefined) zones.set(tz, (ok = IANAZone.isValidZone(tz)));
     return ok;
   };
-  for await (const record of readCsvRecords(file)) {
-    if (!columns) {
-      columns = headerColumns(file, record.fields);
-      continue;
+  for await (const records of readCsvChunks(file)) {
+    for (const record of records) {
+      if (!columns) {
+        columns = headerColumns(file, record.fields);
+        continue;
+      }
+      yield readRow(columns, record.line, record.fields, record.unterminated === true, opts.defaultCountry, validZone);
     }
-    yield readRow(columns, record.line, record.fields, record.unterminated === true, opts.defaultCountry, validZone);
   }
   if (!columns) throw new LeadFileError(file, 'the file is empty: a header row with a "phone_number" column is required');
 }
@@ -145,19 +147,17 @@ function readRow(
   const variables: Record<string, string> = {};
   for (const v of columns.variables) variables[v.name] = fields[v.index] ?? '';
   const phoneText = (fields[columns.phone] ?? '').trim();
-  const invalid = (reason: string): ReadLeadResult => ({ ok: false, line, phoneText, reason, variables });
-
-  if (unterminated) return invalid('unterminated quoted field (a " without its closing ")');
+  if (unterminated) return invalidRow(line, phoneText, 'unterminated quoted field (a " without its closing ")', variables);
   const countryText = columns.country >= 0 ? (fields[columns.country] ?? '').trim() : '';
   const country = countryText || defaultCountry;
   const primary = normalisePhone(phoneText, country);
-  if (!primary.ok) return invalid(primary.reason);
+  if (!primary.ok) return invalidRow(line, phoneText, primary.reason, variables);
 
   let timezone: string | undefined;
   if (columns.timezone >= 0) {
     const tz = (fields[columns.timezone] ?? '').trim();
     if (tz !== '') {
-      if (!validZone(tz)) return invalid(`unknown timezone "${tz}"`);
+      if (!validZone(tz)) return invalidRow(line, phoneText, `unknown timezone "${tz}"`, variables);
       timezone = tz;
     }
   }
@@ -178,4 +178,8 @@ function readRow(
   const lead: ParsedLead = { phoneNumber: primary.e164, secondary, variables };
   if (timezone) lead.timezone = timezone;
   return warnings ? { ok: true, line, lead, warnings } : { ok: true, line, lead };
+}
+
+function invalidRow(line: number, phoneText: string, reason: string, variables: Record<string, string>): ReadLeadResult {
+  return { ok: false, line, phoneText, reason, variables };
 }

@@ -18,34 +18,26 @@ export class BulkInserter<T extends keyof Database & string> {
   ) {}
 
   /**
-   * Inserts any number of rows (values in `columns` order); returns the `returning`
-   * columns in row order. Rows go in statements of `chunk` rows, and the remainder in
-   * power-of-two pieces, so that only a dozen statement shapes are ever compiled.
+   * Inserts any number of rows given as one flat, row-major array of values (no array
+   * per row: at a million rows the garbage counts). Returns the `returning` columns in
+   * row order. Rows go in statements of `chunk` rows and the remainder in power-of-two
+   * pieces, so that only a dozen statement shapes are ever compiled.
    */
-  async insertAll<R = Record<string, unknown>>(db: Kysely<Database>, rows: readonly (readonly unknown[])[], chunk = 1024): Promise<R[]> {
+  async insertAll<R = Record<string, unknown>>(db: Kysely<Database>, values: unknown[], chunk = 1024): Promise<R[]> {
+    const width = this.columns.length;
+    if (values.length % width !== 0) throw new Error(`bulk insert into ${this.table}: ${values.length} values is not a whole number of ${width}-column rows`);
+    const rows = values.length / width;
     const out: R[] = [];
     let i = 0;
-    while (i < rows.length) {
-      const left = rows.length - i;
+    while (i < rows) {
+      const left = rows - i;
       const size = left >= chunk ? chunk : 2 ** Math.floor(Math.log2(left));
-      const got = await this.insert<R>(db, rows.slice(i, i + size));
-      for (const r of got) out.push(r);
+      const parameters = i === 0 && size === rows ? values : values.slice(i * width, (i + size) * width);
+      const result = await db.executeQuery<R>(CompiledQuery.raw(this.template(db, size).sql, parameters));
+      for (const r of result.rows) out.push(r);
       i += size;
     }
     return out;
-  }
-
-  /** Inserts `rows` (values in `columns` order) with one statement; returns the `returning` columns. */
-  async insert<R = Record<string, unknown>>(db: Kysely<Database>, rows: readonly (readonly unknown[])[]): Promise<R[]> {
-    if (rows.length === 0) return [];
-    const parameters: unknown[] = [];
-    for (const row of rows) {
-      if (row.length !== this.columns.length) throw new Error(`bulk insert into ${this.table}: ${row.length} values for ${this.columns.length} columns`);
-      for (const value of row) parameters.push(value);
-    }
-    const template = this.template(db, rows.length);
-    const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
-    return result.rows;
   }
 
   private template(db: Kysely<Database>, count: number): CompiledQuery {
