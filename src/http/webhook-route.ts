@@ -11,7 +11,7 @@ export interface WebhookSink {
   /** The shared secret, read at each delivery so that a reload takes effect; undefined = refuse all. */
   secret: () => string | undefined;
   /** Applies one delivery; `accepted: false` means understood but not applied (unknown call id…). */
-  handle: (payload: unknown, receivedAt: number) => Promise<{ accepted: boolean; detail?: string }>;
+  handle: (payload: unknown, receivedAt: number) => Promise<{ accepted: boolean; detail?: string; invalid?: boolean }>;
 }
 
 export interface WebhookRouteDeps {
@@ -77,7 +77,7 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, u
     return;
   }
 
-  let answer: { accepted: boolean; detail?: string };
+  let answer: { accepted: boolean; detail?: string; invalid?: boolean };
   try {
     answer = await sink.handle(payload, receivedAt);
   } catch (err) {
@@ -89,6 +89,14 @@ export async function handleWebhook(req: IncomingMessage, res: ServerResponse, u
     metrics.webhookDeliveries.inc({ result: 'accepted' });
     logger.debug({ path: url.pathname, detail: answer.detail }, 'post-call webhook accepted');
     sendJson(res, 200, answer.detail ? { ok: true, detail: answer.detail } : { ok: true });
+    return;
+  }
+  // JSON, but not a post-call webhook (no id, status a number…): the sender's error, said
+  // as such, so that a wrong integration is noticed rather than silently counted unmatched.
+  if (answer.invalid) {
+    metrics.webhookDeliveries.inc({ result: 'invalid' });
+    logger.warn({ path: url.pathname, detail: answer.detail }, 'post-call webhook refused: not a post-call webhook payload');
+    sendJson(res, 400, { ok: false, error: answer.detail ?? 'invalid payload' });
     return;
   }
   // 202: received and understood, nothing to apply (unknown call, already final). A
