@@ -99,13 +99,16 @@ describe('engine: service faults', () => {
     expect(unknownEvents.length).toBe(settled.length);
   });
 
-  it('drop_after_create: the call made before the connection broke is found by polling and not placed again', async () => {
+  it.each([
+    ['polling only', false],
+    ['webhooks on', true],
+  ])('drop_after_create (%s): the call made before the connection broke is found and not placed again', async (_label, webhooks) => {
     const numbers = phoneNumbers(8, 20);
     stack = await startStack({
       campaigns: [{ settings: { maxCallsInParallel: 4, maxRetries: 2 }, leads: numbers.map((phone) => ({ phone })) }],
       faults: [{ path: '/api/user/make_call', drop_after_create: 0.6 }],
       fixedOutcomes: allSucceed(numbers, 60),
-      webhooks: false,
+      webhooks,
     });
     await stack.waitForQuiet(30_000);
     await stack.assertAllRules();
