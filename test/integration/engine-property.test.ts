@@ -1,5 +1,6 @@
-// Property: whatever the outcome shares, call durations, limits and retry settings,
-// the rules checked from the simulator's record hold (test/helpers/invariants.ts).
+// Property: whatever the outcome shares, call durations, limits, retry settings and
+// make_call faults, the rules checked from the simulator's record hold
+// (test/helpers/invariants.ts).
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { RETRYABLE_CLASSES } from '../../src/config/types.js';
@@ -24,6 +25,13 @@ const settingsArb = fc.record({
   webhooks: fc.boolean(),
   callIdInResponse: fc.boolean(),
   seed: fc.integer({ min: 1, max: 1_000_000 }),
+  // make_call faults: 429 (put back uncounted), 5xx (unknown, settled), connection dropped after create.
+  faults: fc.record({
+    rate_limited: fc.constantFrom(0, 0, 0.2),
+    retry_after: fc.integer({ min: 1, max: 30 }),
+    server_error: fc.constantFrom(0, 0, 0.2),
+    drop_after_create: fc.constantFrom(0, 0, 0.2),
+  }),
 });
 
 describe('engine: rules hold for random outcomes, durations, limits and retry settings', () => {
@@ -44,6 +52,8 @@ describe('engine: rules hold for random outcomes, durations, limits and retry se
           callDurationSeconds: { min: p.minTalk, max: p.minTalk + p.extraTalk },
           webhooks: p.webhooks,
           callIdInResponse: p.callIdInResponse,
+          faults: [{ path: '/api/user/make_call', ...p.faults }],
+          settleSeconds: 60,
           ...(p.accountMaxCalls !== undefined ? { accountMaxCalls: p.accountMaxCalls } : {}),
           campaigns: [
             {
