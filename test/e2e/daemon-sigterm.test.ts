@@ -31,18 +31,21 @@ afterEach(async () => {
 describe('campaignd run: SIGTERM with live calls, then restart', () => {
   it('exits 0 within 10 s, and the restarted daemon finishes without extra calls', async () => {
     const sim = await startSimulator({ token: SECRETS.token, seed: 7 });
-    const nums = numbers(14);
+    const nums = numbers(11);
     // Two leads with a secondary contact, so a restart also has to keep the contact order.
-    const leads = nums.slice(0, 10).map((n) => [n]);
-    leads.push([nums[10]!, nums[11]!], [nums[12]!, nums[13]!]);
-    const spec: CampaignSpec = { name: 'spring', leads, maxParallel: 4, maxRetries: 1, retryInterval: 1 };
+    const leads = nums.slice(0, 7).map((n) => [n]);
+    leads.push([nums[7]!, nums[8]!], [nums[9]!, nums[10]!]);
+    const spec: CampaignSpec = { name: 'spring', leads, maxParallel: 6, maxRetries: 1, retryInterval: 1 };
     ws = await makeWorkspace({ simUrl: sim.url, campaigns: [spec] });
     const workspace = ws;
 
     const first = await startDaemon(workspace, daemonEnv());
     await sim.setWebhook(webhookUrl(workspace));
-    // Calls are live: the simulator has calls it has not finished.
-    await waitUntil(async () => (await sim.calls()).filter((c) => c.finished_at_ms === null).length >= 3, { timeoutMs: 20_000, message: 'three live calls' });
+    // Calls are live: the simulator has at least two calls it has not finished.
+    await waitUntil(async () => (await sim.calls()).filter((c) => c.finished_at_ms === null).length >= 2, {
+      timeoutMs: 20_000,
+      message: async () => `two live calls; simulator: ${JSON.stringify((await sim.calls()).map((c) => [c.id, c.status]))}; daemon:\n${first.stdout().slice(-3000)}`,
+    });
     const sentAt = Date.now();
     first.child.kill('SIGTERM');
     const exit = await first.exited;
