@@ -12,10 +12,13 @@ import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/sta
 import { waitUntil } from '../helpers/wait.js';
 
 let stack: Stack | null = null;
+let locker: SqliteDatabase.Database | null = null;
 const rejections: unknown[] = [];
 const onRejection = (reason: unknown): void => void rejections.push(reason);
 afterEach(async () => {
   process.off('unhandledRejection', onRejection);
+  if (locker?.open) locker.close();
+  locker = null;
   await stack?.close();
   stack = null;
 });
@@ -34,7 +37,6 @@ describe('engine: store errors', () => {
         },
       }),
     });
-    let locker: SqliteDatabase.Database | null = null;
     stack = await startStack({
       campaigns: [{ settings: { maxCallsInParallel: 1, maxRetries: 0 }, leads: [{ phone: victim! }, { phone: other! }] }],
       fixedOutcomes: allSucceed([victim!, other!], 60),
@@ -58,8 +60,9 @@ describe('engine: store errors', () => {
     await waitUntil(() => rejections.length > 0 || lines.some((l) => l.includes('make_call result could not be recorded')), {
       message: 'the recording failure to be logged',
     });
-    (locker as SqliteDatabase.Database | null)?.exec('ROLLBACK');
-    (locker as SqliteDatabase.Database | null)?.close();
+    const held = locker as SqliteDatabase.Database | null;
+    held?.exec('ROLLBACK');
+    held?.close();
     expect(rejections).toEqual([]);
     expect(lines.some((l) => l.includes('make_call result could not be recorded'))).toBe(true);
     await s.waitForQuiet();
