@@ -9,12 +9,13 @@ export interface AttemptSpan {
   createdAt: number;
   endedAt: number | null;
   outcomeSource: string | null;
+  callId: string | null;
 }
 
 /** Every attempt of the run, oldest first. */
 export async function attemptSpans(db: Kysely<Database>): Promise<AttemptSpan[]> {
-  const rows = await db.selectFrom('attempts').select(['campaign_id', 'lead_id', 'created_at', 'ended_at', 'outcome_source']).orderBy('id').execute();
-  return rows.map((r) => ({ campaignId: r.campaign_id, leadId: r.lead_id, createdAt: r.created_at, endedAt: r.ended_at, outcomeSource: r.outcome_source }));
+  const rows = await db.selectFrom('attempts').select(['campaign_id', 'lead_id', 'created_at', 'ended_at', 'outcome_source', 'call_id']).orderBy('id').execute();
+  return rows.map((r) => ({ campaignId: r.campaign_id, leadId: r.lead_id, createdAt: r.created_at, endedAt: r.ended_at, outcomeSource: r.outcome_source, callId: r.call_id }));
 }
 
 /**
@@ -37,24 +38,24 @@ export function utilization(spans: readonly AttemptSpan[], limit: number): numbe
 /**
  * Slot refill: for each attempt a webhook ended (while leads were still due), the time
  * from that webhook's arrival to the next claim not already matched to an earlier end.
- * Attempts the poller closed are left out: their slot was freed by a poll, not a webhook.
+ * Attempts a poll closed before their webhook came are left out: a poll freed that slot.
  */
-export function refillDelays(arrivals: readonly number[], webhookEnds: readonly number[], claims: readonly number[]): number[] {
-  const sortedArrivals = [...arrivals].sort((a, b) => a - b);
-  const sortedEnds = [...webhookEnds].sort((a, b) => a - b);
-  const sortedClaims = [...claims].sort((a, b) => a - b);
-  const lastClaim = sortedClaims[sortedClaims.length - 1] ?? Number.NEGATIVE_INFINITY;
+export function refillDelays(spans: readonly AttemptSpan[], webhookAppliedAt: ReadonlyMap<string, number>): number[] {
+  const ends: { arrival: number; end: number }[] = [];
+  for (const s of spans) {
+    const arrival = s.callId === null ? undefined : webhookAppliedAt.get(s.callId);
+    if (arrival !== undefined && s.endedAt !== null && s.endedAt >= arrival) ends.push({ arrival, end: s.endedAt });
+  }
+  ends.sort((a, b) => a.end - b.end);
+  const claims = spans.map((s) => s.createdAt).sort((a, b) => a - b);
+  const lastClaim = claims[claims.length - 1] ?? Number.NEGATIVE_INFINITY;
   const delays: number[] = [];
-  let i = 0;
   let j = 0;
-  for (const end of sortedEnds) {
+  for (const { arrival, end } of ends) {
     if (end > lastClaim) break;
-    // The delivery that ended it: the latest arrival at or before the recorded end.
-    while (i + 1 < sortedArrivals.length && (sortedArrivals[i + 1] as number) <= end) i++;
-    const arrival = sortedArrivals[i];
-    while (j < sortedClaims.length && (sortedClaims[j] as number) < end) j++;
-    if (j >= sortedClaims.length) break;
-    if (arrival !== undefined && arrival <= end) delays.push((sortedClaims[j] as number) - arrival);
+    while (j < claims.length && (claims[j] as number) < end) j++;
+    if (j >= claims.length) break;
+    delays.push((claims[j] as number) - arrival);
     j++;
   }
   return delays;

@@ -56,6 +56,8 @@ export interface BenchStack {
   resetCounts(): void;
   /** Simulated instants at which webhook deliveries reached the daemon, in order. */
   webhookArrivals: number[];
+  /** Call id → simulated instant its first applied webhook arrived. */
+  webhookAppliedAt: Map<string, number>;
   startEngine(): Promise<Engine>;
   close(): Promise<void>;
 }
@@ -138,6 +140,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
 
     let engine: Engine | null = null;
     const webhookArrivals: number[] = [];
+    const webhookAppliedAt = new Map<string, number>();
     const http = await startHttpServer({
       host: '127.0.0.1',
       port: 0,
@@ -148,9 +151,13 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       webhook: {
         secret: () => SECRET,
         handle: async (payload, receivedAt) => {
-          webhookArrivals.push(clock.now());
+          const at = clock.now();
+          webhookArrivals.push(at);
           if (!engine) return { accepted: false, detail: 'engine not running' };
-          return engine.handleWebhook(payload, receivedAt);
+          const result = await engine.handleWebhook(payload, receivedAt);
+          const id = (payload as { id?: unknown } | null)?.id;
+          if (result.accepted && id !== undefined && !webhookAppliedAt.has(String(id))) webhookAppliedAt.set(String(id), at);
+          return result;
         },
       },
     });
@@ -174,6 +181,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       requests,
       resetCounts: () => requests.clear(),
       webhookArrivals,
+      webhookAppliedAt,
       async startEngine() {
         const e = createEngine({
           db,
