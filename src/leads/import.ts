@@ -87,9 +87,10 @@ export async function importLeads(
     samples: [],
   };
   const batchSize = Math.max(1, opts.batchSize ?? 2000);
-  // Numbers already seen in this import, kept as numbers (E.164 digits fit a double
-  // exactly) to stay small with a million rows.
-  const seen = new Set<number>();
+  // Numbers already seen in this import, kept as numbers to stay small with a million
+  // rows (up to 15 digits fit a double exactly; longer ones, which some national plans
+  // allow, stay strings).
+  const seen = new Set<number | string>();
   let batch: PlannedRow[] = [];
   const writers = makeWriters();
   const prior = await readPrior(db, campaign.id, opts.sourceFile);
@@ -106,7 +107,8 @@ export async function importLeads(
         for (const w of result.warnings) sample(result.line, w);
       }
       if (!campaign.allowDuplicates) {
-        const digits = Number(result.lead.phoneNumber.slice(1));
+        const phone = result.lead.phoneNumber;
+        const digits = phone.length <= 16 ? Number(phone.slice(1)) : phone;
         if (seen.has(digits)) {
           summary.duplicates++;
           continue;
