@@ -103,4 +103,32 @@ describe('engine: account conditions', () => {
     const states = await stack.db.selectFrom('leads').select('state').execute();
     expect(states.every((l) => l.state === 'completed')).toBe(true);
   });
+
+  it('an assistant the service does not know (404) stops the campaign with a problem; nobody is charged an attempt', async () => {
+    const numbers = phoneNumbers(4, 40);
+    stack = await startStack({
+      campaigns: [{ settings: { maxCallsInParallel: 2, maxRetries: 1 }, leads: numbers.map((phone) => ({ phone })) }],
+      startEngine: false,
+    });
+    const s = stack;
+    // The simulator's second assistant is inbound: make_call answers 404 "Assistant not found".
+    const config = { ...s.campaigns[0]!.config, assistantId: s.assistantId + 1 };
+    await s.db.updateTable('campaigns').set({ assistant_id: config.assistantId, config_json: JSON.stringify(config) }).execute();
+    await s.startEngine();
+    await waitUntil(async () => (await s.db.selectFrom('campaigns').select('problem').executeTakeFirstOrThrow()).problem !== null, {
+      message: 'the campaign to get a problem',
+    });
+    const startedAt = s.clock.now();
+    await waitUntil(() => s.clock.now() >= startedAt + 5 * 60_000, { message: 'five simulated minutes' });
+    expect(s.simCalls()).toHaveLength(0);
+    const row = await s.db.selectFrom('campaigns').select('problem').executeTakeFirstOrThrow();
+    expect(row.problem).toMatch(/not found/);
+    const attempts = await s.db.selectFrom('attempts').select(['state', 'counted']).execute();
+    // At most one refused request per slot, then no more tries.
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.length).toBeLessThanOrEqual(2);
+    expect(attempts.every((a) => a.state === 'rejected' && a.counted === 0)).toBe(true);
+    const leads = await s.db.selectFrom('leads').select(['state', 'contact_attempts']).execute();
+    expect(leads.every((l) => (l.state === 'pending' || l.state === 'retry-scheduled') && l.contact_attempts === 0)).toBe(true);
+  });
 });
