@@ -46,7 +46,13 @@ export interface TimedResult {
   configs: Map<string, CampaignConfig>;
   stretches: OpenStretch[];
   skippedMs: number;
+  /** Real ms of the whole run, and of the part where simulated time ran. */
   realMs: number;
+  driveMs: number;
+  stalledMs: number;
+  frozenMs: number;
+  /** Service requests the daemon's client made. */
+  requests: number;
 }
 
 /** Runs the campaigns from `from` to `to` of simulated time and returns what the simulator recorded. */
@@ -88,6 +94,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
     clock.thaw();
     const s = stack;
     const configs = s.campaigns.map((c) => c.config);
+    const driveStarted = Date.now();
     await driveUntil({
       clock,
       inFlight: () => freezing?.inFlight() ?? 0,
@@ -97,6 +104,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
       realTimeoutMs: run.realTimeoutMs,
       ...(run.onProgress ? { onProgress: run.onProgress } : {}),
     });
+    const driveMs = Date.now() - driveStarted;
     await s.stopEngine(5_000);
     const calls = s.simCalls();
     const byCampaign = new Map<string, SimCall[]>();
@@ -115,7 +123,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
         }),
       );
     });
-    return { calls, byCampaign, configs: configMap, stretches, skippedMs: clock.skippedMs, realMs: Date.now() - started };
+    return { calls, byCampaign, configs: configMap, stretches, skippedMs: clock.skippedMs, realMs: Date.now() - started, driveMs, stalledMs: clock.stalledMs, frozenMs: (freezing as FreezingClient | null)?.frozenMs() ?? 0, requests: s.requests.length };
   } finally {
     await stack?.close();
     clock.dispose();
