@@ -21,12 +21,14 @@ import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import type { Database, LeadState } from '../../src/store/types.js';
+import type { Database } from '../../src/store/types.js';
 import { scaledClock, systemClock, type Clock } from '../../src/time/clock.js';
 import { assertAllRules, type CampaignUnderTest } from './invariants.js';
+import { describeProgress, isQuiet } from './progress.js';
 import { waitUntil } from './wait.js';
 
 export { waitUntil } from './wait.js';
+export { describeProgress, isQuiet } from './progress.js';
 
 /** Monday 2026-01-05 10:00 UTC: the default start of simulated time. */
 export const DEFAULT_ORIGIN = Date.UTC(2026, 0, 5, 10, 0, 0);
@@ -304,32 +306,4 @@ async function* leadRows(leads: LeadSpec[]): AsyncGenerator<ReadLeadResult> {
     line++;
     yield { ok: true, line, lead: { phoneNumber: l.phone, secondary: l.secondary ?? [], ...(l.timezone ? { timezone: l.timezone } : {}), variables: { name: `lead ${line}` } } };
   }
-}
-
-const ACTIVE: LeadState[] = ['pending', 'calling', 'retry-scheduled'];
-
-/** True when nothing is left to happen: leads final, no live attempt, no unconfirmed webhook success. */
-export async function isQuiet(db: Kysely<Database>): Promise<boolean> {
-  const active = await db.selectFrom('leads').select('id').where('state', 'in', ACTIVE).limit(1).executeTakeFirst();
-  if (active) return false;
-  const live = await db.selectFrom('attempts').select('id').where('state', 'in', ['dialing', 'placed', 'unknown']).limit(1).executeTakeFirst();
-  if (live) return false;
-  const provisional = await db
-    .selectFrom('attempts')
-    .select('id')
-    .where('state', '=', 'ended')
-    .where('outcome_source', '=', 'webhook')
-    .where('outcome', '=', 'success')
-    .limit(1)
-    .executeTakeFirst();
-  return provisional === undefined;
-}
-
-/** Lead and attempt states, for timeout messages. */
-export async function describeProgress(db: Kysely<Database>): Promise<string> {
-  const leads = await db.selectFrom('leads').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
-  const attempts = await db.selectFrom('attempts').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
-  return `leads ${JSON.stringify(Object.fromEntries(leads.map((r) => [r.state, Number(r.n)])))}, attempts ${JSON.stringify(
-    Object.fromEntries(attempts.map((r) => [r.state, Number(r.n)])),
-  )}`;
 }
