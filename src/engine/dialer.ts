@@ -100,6 +100,16 @@ async function recordFailure(ctx: DialContext, req: DialRequest, err: Classified
       return { kind: 'rate-limited', retryAfterMs: wait };
     }
     case 'token-rejected':
+      if (err.mayHaveBeenPlaced) {
+        // A 2xx that is not the API's JSON (a login page, a proxy's page, a cut-off answer)
+        // or a redirect after the POST: the call may exist, so the lead must not be dialled
+        // again before the call list settles the attempt (rule 6). Dialing stops meanwhile.
+        const detail = `make_call answer was not the API's (HTTP ${err.status ?? '?'}): the call may have been placed`;
+        await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'unknown', { detail, settle_deadline: now + ctx.settleMs });
+        await event('unknown', { reason: detail });
+        log.error({ reason: detail }, 'make_call answer was a login page, a redirect or not JSON; the attempt is unknown until the call list settles it');
+        return { kind: 'token-rejected' };
+      }
       await withdraw(ctx, attempt, now, 'token rejected by the service', now);
       log.error('make_call: the service rejected the API token; dialing stops until it works again');
       return { kind: 'token-rejected' };
