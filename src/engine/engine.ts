@@ -237,10 +237,18 @@ export function createEngine(opts: EngineOptions) {
         return { kind: 'unknown', detail };
       });
     inflight.add(task);
-    void task.finally(() => {
-      inflight.delete(task);
-      wake();
-    });
+    void task.then(
+      (report) => {
+        inflight.delete(task);
+        // A placed (or unknown) call still holds its slot: waking the scheduler for it
+        // would only re-read the same counts. Every other answer frees the slot.
+        if (report.kind !== 'placed' && report.kind !== 'unknown') wake();
+      },
+      () => {
+        inflight.delete(task);
+        wake();
+      },
+    );
   }
 
   /** Moves a `dialing` attempt to unknown after a store error, trying again while the store is busy. */
