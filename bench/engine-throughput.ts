@@ -17,6 +17,12 @@ const LIMIT = 200;
 // the live-call limit is never what holds the engine back.
 const SCALE = 1000;
 
+/** CPU time (user + system, all threads) of this process since `from`, in ms. */
+function cpuMs(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return (d.user + d.system) / 1000;
+}
+
 const stack = await startBenchStack({
   scale: SCALE,
   webhooks: true,
@@ -35,6 +41,7 @@ try {
   for (const concurrency of [1, 8, 32, 128]) {
     const n = concurrency === 1 ? Math.min(500, BASELINE_CALLS) : BASELINE_CALLS;
     let next = 0;
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -42,17 +49,18 @@ try {
       }),
     );
     const rate = n / ((performance.now() - t0) / 1000);
-    console.log(`  plain client loop, concurrency ${concurrency}: ${fmt(rate, 0)} make_call/s`);
+    console.log(`  plain client loop, concurrency ${concurrency}: ${fmt(rate, 0)} make_call/s, ${fmt(cpuMs(cpu0) / n, 2)} ms CPU per call (client + simulator)`);
     if (rate > best) [best, bestConcurrency] = [rate, concurrency];
   }
   const before = stack.sim.state.calls.size;
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await stack.startEngine();
   await waitFor(async () => stack.sim.state.calls.size - before >= LEADS, 10 * 60_000, 5);
   const seconds = (performance.now() - t0) / 1000;
   const engineRate = LEADS / seconds;
-  console.log(`  engine: ${LEADS} calls placed in ${fmt(seconds, 2)} s = ${fmt(engineRate, 0)} calls/s`);
+  console.log(`  engine: ${LEADS} calls placed in ${fmt(seconds, 2)} s = ${fmt(engineRate, 0)} calls/s, ${fmt(cpuMs(cpu0) / LEADS, 2)} ms CPU per call (engine + client + simulator)`);
   await waitForDone(stack.db, 60_000);
   const requests = [...stack.requests.entries()].map(([k, v]) => `${k} ${v}`).join(', ');
   console.log(`  client requests over both phases: ${requests}`);
