@@ -3,6 +3,8 @@ import type { ServiceClient } from '../service/client.js';
 import type { CallSummary, EngineClient } from './ports.js';
 
 const PER_PAGE = 100;
+/** 100,000 calls since the oldest live attempt's day: far beyond any real poll. */
+const MAX_PAGES = 1000;
 
 /** Adapts the typed service client to the narrow interface the engine works with. */
 export function engineClientFrom(client: ServiceClient): EngineClient {
@@ -13,8 +15,19 @@ export function engineClientFrom(client: ServiceClient): EngineClient {
       return { callId: answer.callId, sent: answer.sent };
     },
     async listCallsSince(assistantId, dateFrom, onPage) {
+      // A list that never ends (next_page_url pointing at itself, a server that ignores
+      // `page`) must not hold the poller forever. Such a list fails the poll rather than
+      // ending it early: a shortened list would make missing calls look settled (rule 6).
+      let previous = new Set<string>();
       for (let page = 1; ; page++) {
+        if (page > MAX_PAGES) throw new Error(`list_calls: more than ${MAX_PAGES} pages; the call list does not end`);
         const result = await client.listCalls({ assistant_id: assistantId, date_from: dateFrom, per_page: PER_PAGE, page });
+        const ids = new Set(result.items.map((c) => String(c.id)));
+        if (page > 1 && result.page < page) throw new Error(`list_calls: asked for page ${page}, the service answered page ${result.page} (it ignores page=)`);
+        if (page > 1 && ids.size > 0 && [...ids].every((id) => previous.has(id))) {
+          throw new Error(`list_calls: page ${page} repeats page ${page - 1} (a next_page_url that loops?)`);
+        }
+        previous = ids;
         const calls: CallSummary[] = result.items.map((c) => ({
           id: String(c.id),
           clientPhoneNumber: c.client_phone_number ?? '',
