@@ -138,3 +138,74 @@ describe('bad input: hostile service answers under the real client and engine', 
     await waitUntil(async () => (await d.status()).daemon.running, { message: 'the daemon row to show it running' });
   });
 });
+
+/** The page a list_calls request asks for. */
+const pageOf = (hit: Hit): number => Number(new URL(hit.url, 'http://x').searchParams.get('page') ?? '1');
+/** The same request for page 1 of 100 records: the simulator's whole list in these tests. */
+const wholeList = (hit: Hit): Hit => {
+  const url = new URL(hit.url, 'http://x');
+  url.searchParams.set('page', '1');
+  url.searchParams.set('per_page', '100');
+  return { ...hit, url: `${url.pathname}${url.search}` };
+};
+const recordsOf = (body: string): Record<string, unknown>[] => {
+  const json = JSON.parse(body) as unknown;
+  return (Array.isArray(json) ? json : (json as { data: Record<string, unknown>[] }).data) as Record<string, unknown>[];
+};
+
+describe('bad input: call lists that do not hold still', () => {
+  it('a next_page_url that points at itself forever: each poll stops, says why, and the campaign finishes once the list is sane', async () => {
+    const { logger, lines } = capturingLogger();
+    let hostile = true;
+    const pages: number[] = [];
+    const decoy = { id: 990_001, client_phone_number: '+19995550000', status: 'completed', created_at: '2026-01-05 10:00:00' };
+    daemon = await startDaemon({
+      campaigns: { 'svc.yaml': goodCampaign('svc', '../leads/svc.csv') },
+      leads: { 'svc.csv': leadCsv(COUNT) },
+      logger,
+      intercept: async (hit, res) => {
+        if (!hostile || `${hit.method} ${hit.url.split('?')[0]}` !== 'GET /api/user/calls') return false;
+        pages.push(pageOf(hit));
+        send(res, 200, JSON.stringify({ data: [decoy], current_page: pageOf(hit), next_page_url: `http://fake${hit.url}`, last_page: null, total: null }));
+        return true;
+      },
+    });
+    const d = daemon;
+    // Three polls started, so each earlier one ended.
+    await waitUntil(() => pages.filter((p) => p === 1).length >= 3, { message: () => `three polls; pages asked: ${pages.slice(0, 20).join(',')}…(${pages.length})` });
+    expect(Math.max(...pages)).toBe(2);
+    expect(lines.join('')).toMatch(/"err":"list_calls: page 2 repeats page 1 \(a next_page_url that loops\?\)".*polling the call list failed; will retry/);
+    expect(await d.leadStates('svc')).toHaveLength(COUNT);
+    hostile = false;
+    await d.waitCampaignDone('svc', 20_000);
+    for (const phone of numbers) expect(d.simCallsTo([phone]), phone).toBe(1);
+  });
+
+  it('a record moves from page 1 to page 2 between requests: every call is still closed once', async () => {
+    let shifted = 0;
+    daemon = await startDaemon({
+      campaigns: { 'svc.yaml': goodCampaign('svc', '../leads/svc.csv').replace('max_calls_in_parallel: 2', 'max_calls_in_parallel: 4') },
+      leads: { 'svc.csv': leadCsv(COUNT) },
+      intercept: async (hit, res, ask) => {
+        if (`${hit.method} ${hit.url.split('?')[0]}` !== 'GET /api/user/calls') return false;
+        // Pages of two; between the requests for page 1 and page 2 a new call "arrives" at
+        // the front, so the last record of page 1 is served again as the first of page 2.
+        const all = recordsOf((await ask(wholeList(hit))).body);
+        const page = pageOf(hit);
+        const start = page === 1 ? 0 : (page - 1) * 2 - 1;
+        if (page === 2 && all.length > 2) shifted++;
+        const data = all.slice(start, start + 2);
+        const more = start + 2 < all.length;
+        send(res, 200, JSON.stringify({ data, current_page: page, next_page_url: more ? `http://fake/api/user/calls?page=${page + 1}` : null, total: all.length }));
+        return true;
+      },
+    });
+    const d = daemon;
+    await d.waitCampaignDone('svc', 20_000);
+    expect(shifted).toBeGreaterThan(0);
+    expect((await d.leadStates('svc')).every((s) => s === 'completed')).toBe(true);
+    for (const phone of numbers) expect(d.simCallsTo([phone]), phone).toBe(1);
+    const ended = await d.app.db.selectFrom('events').select('attempt_id').where('kind', '=', 'ended').execute();
+    expect(ended).toHaveLength(COUNT);
+  });
+});
