@@ -97,6 +97,23 @@ export class HarnessClock implements Clock {
     if (this.frozen === 0) this.lastReal = performance.now();
   }
 
+  /**
+   * Freezes for at most `capRealMs` real ms; returns the release. The cap keeps a wait on
+   * this very clock (a rate budget) from waiting forever.
+   */
+  hold(capRealMs: number): () => void {
+    this.freeze();
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      clearTimeout(cap);
+      this.thaw();
+    };
+    const cap = setTimeout(release, capRealMs);
+    return release;
+  }
+
   isFrozen(): boolean {
     return this.frozen > 0;
   }
@@ -144,15 +161,33 @@ export interface FreezingClient {
   frozenMs(): number;
 }
 
+/** Real ms a read request may hold simulated time still (see `hold`). */
+const READ_HOLD_CAP_MS = 250;
+
 /**
  * Wraps the engine's client so simulated time stands still from the send-time window
- * check until make_call answers (the simulator then records the judged instant).
+ * check until make_call answers (the simulator then records the judged instant), and
+ * while a read is in flight: at 50,000× a 20 ms poll of the call list would otherwise
+ * last 17 simulated minutes, and the engine's stuck-call rule (max duration + 5 min)
+ * would close calls whose end the answer was about to show.
  */
 export function freezeAroundMakeCall(inner: EngineClient, clock: HarnessClock): FreezingClient {
   let inFlight = 0;
   let frozenMs = 0;
+  const held = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const release = clock.hold(READ_HOLD_CAP_MS);
+      try {
+        return await fn(...args);
+      } finally {
+        release();
+      }
+    };
   const client: EngineClient = {
     ...inner,
+    listCallsSince: held(inner.listCallsSince.bind(inner)),
+    probe: held(inner.probe.bind(inner)),
+    assistants: held(inner.assistants.bind(inner)),
     async makeCall(req, opts) {
       let froze = false;
       inFlight++;

@@ -50,6 +50,8 @@ export interface TimedResult {
   realMs: number;
   driveMs: number;
   stalledMs: number;
+  /** Leads that left play (none should: no call succeeds, the retry budget is endless). */
+  finalLeads: string[];
   frozenMs: number;
   /** Service requests the daemon's client made. */
   requests: number;
@@ -106,6 +108,10 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
     });
     const driveMs = Date.now() - driveStarted;
     await s.stopEngine(5_000);
+    // Nothing ever succeeds and the budget is endless: every lead must still be in play.
+    const finalLeads = (
+      await s.db.selectFrom('leads').select(['phone_number', 'state', 'state_reason', 'updated_at']).where('state', 'not in', ['pending', 'calling', 'retry-scheduled']).execute()
+    ).map((l) => `${l.phone_number} ${l.state} at ${new Date(l.updated_at).toISOString()}: ${l.state_reason ?? ''}`);
     const calls = s.simCalls();
     const byCampaign = new Map<string, SimCall[]>();
     for (const c of s.campaigns) {
@@ -123,7 +129,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
         }),
       );
     });
-    return { calls, byCampaign, configs: configMap, stretches, skippedMs: clock.skippedMs, realMs: Date.now() - started, driveMs, stalledMs: clock.stalledMs, frozenMs: (freezing as FreezingClient | null)?.frozenMs() ?? 0, requests: s.requests.length };
+    return { calls, byCampaign, configs: configMap, stretches, skippedMs: clock.skippedMs, realMs: Date.now() - started, driveMs, finalLeads, stalledMs: clock.stalledMs, frozenMs: (freezing as FreezingClient | null)?.frozenMs() ?? 0, requests: s.requests.length };
   } finally {
     await stack?.close();
     clock.dispose();
@@ -161,6 +167,7 @@ export function openStretches(c: CampaignConfig, zone: string | undefined, from:
  * `minStretchMs` (ending before the run did) holds a call.
  */
 export function assertTimedRun(result: TimedResult, leadZones: ReadonlyMap<string, string>, minStretchMs = 15 * MINUTE): void {
+  expect(result.finalLeads).toEqual([]);
   assertNoOverlapPerNumber(result.calls);
   for (const [name, calls] of result.byCampaign) {
     const config = result.configs.get(name)!;
