@@ -100,6 +100,7 @@ try {
   reportFigure(BENCH, 'status (collectStatus, whole DB)', s.max, 'ms', atMost(300, 'ms'), `worst of ${warm.length} after a first run of ${fmt(cold ?? Number.NaN, 0)} ms`);
   const peak = rss.peak() / 1e6;
   rss.stop();
+  reportFigure(BENCH, 'resident memory above the floor', peak - floor, 'MB', undefined, 'what opening, claiming and status added (SQLite page cache is 64 MB)');
   reportFigure(BENCH, 'resident memory (claims + status)', peak, 'MB', atMost(200, 'MB'), `peak RSS, build excluded; ${fmt(floor, 0)} MB before opening the database (node + tsx + code)`);
   await store.close();
 } finally {

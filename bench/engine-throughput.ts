@@ -11,7 +11,7 @@ import { fmt } from './lib/stats.js';
 const BENCH = 'engine-throughput';
 const quick = isQuick();
 const LEADS = quick ? 1_500 : 6_000;
-const BASELINE_CALLS = quick ? 1_500 : 6_000;
+const BASELINE_CALLS = quick ? 1_000 : 3_000;
 const LIMIT = 200;
 // Calls ring 2–8 s and talk 1 s in simulated time; ×1000 makes that 3–9 real ms, so
 // the live-call limit is never what holds the engine back.
