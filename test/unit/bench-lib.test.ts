@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { refillDelays, retryErrors, utilization, type AttemptSpan } from '../../bench/lib/call-metrics.js';
+import { atLeast, atMost, FIGURE_PREFIX, parseFigures } from '../../bench/lib/figures.js';
+import { importFigures, statusFigures, windowFigures } from '../../bench/lib/other-benches.js';
+import { percentile, summary } from '../../bench/lib/stats.js';
+import { markdownTable } from '../../bench/lib/table.js';
+
+const span = (createdAt: number, endedAt: number | null, extra: Partial<AttemptSpan> = {}): AttemptSpan => ({
+  campaignId: 1,
+  leadId: 1,
+  createdAt,
+  endedAt,
+  outcomeSource: 'webhook',
+  callId: null,
+  ...extra,
+});
+
+describe('bench statistics', () => {
+  it('percentile uses the nearest rank and does not reorder its input', () => {
+    const values = [5, 1, 4, 2, 3];
+    expect(percentile(values, 0.5)).toBe(3);
+    expect(percentile(values, 0.99)).toBe(5);
+    expect(percentile(values, 0)).toBe(1);
+    expect(values).toEqual([5, 1, 4, 2, 3]);
+    expect(Number.isNaN(percentile([], 0.5))).toBe(true);
+    expect(summary(Array.from({ length: 100 }, (_, i) => i + 1))).toEqual({ n: 100, p50: 50, p99: 99, max: 100 });
+  });
+});
+
+describe('utilization', () => {
+  it('is busy slot time over limit × the span from first to last claim', () => {
+    // Two slots; one call lives the whole span, the other half of it.
+    const spans = [span(0, 100), span(0, 50), span(100, 200)];
+    expect(utilization(spans, 2)).toBeCloseTo(150 / 200);
+  });
+  it('counts a call not yet ended as live until the last claim', () => {
+    expect(utilization([span(0, null), span(10, null)], 1)).toBeCloseTo(1.0);
+  });
+});
+
+describe('refill delays', () => {
+  it('measures from the webhook arrival to the next unmatched claim, skipping poll-closed calls', () => {
+    const spans = [
+      span(0, 105, { callId: 'a' }), // webhook at 100, recorded at 105
+      span(0, 110, { callId: 'b' }), // webhook at 108
+      span(0, 130, { callId: 'c' }), // closed by a poll before its webhook came (at 140)
+      span(107, null),
+      span(112, null),
+      span(131, null),
+    ];
+    const arrivals = new Map([
+      ['a', 100],
+      ['b', 108],
+      ['c', 140],
+    ]);
+    expect(refillDelays(spans, arrivals)).toEqual([7, 4]);
+  });
+});
+
+describe('retry errors', () => {
+  it('is the next claim minus (previous end + interval), per lead', () => {
+    const spans = [span(0, 10, { leadId: 1 }), span(0, 20, { leadId: 2 }), span(75, 80, { leadId: 1 }), span(80, null, { leadId: 2 })];
+    expect(retryErrors(spans, 60).sort((a, b) => a - b)).toEqual([0, 5]);
+  });
+});
+
+describe('figures and tables', () => {
+  it('goals judge values and parseFigures reads only the machine lines', () => {
+    expect(atMost(5, 'ms').test(5)).toBe(true);
+    expect(atMost(5, 'ms').test(Number.NaN)).toBe(false);
+    expect(atLeast(0.5, '').test(0.4)).toBe(false);
+    const line = FIGURE_PREFIX + JSON.stringify({ bench: 'b', name: 'n', value: 1, unit: 'ms', goal: '', pass: null });
+    expect(parseFigures(`hello\n${line}\n${FIGURE_PREFIX}{broken\n`)).toEqual([{ bench: 'b', name: 'n', value: 1, unit: 'ms', goal: '', pass: null }]);
+  });
+  it('markdownTable pads columns', () => {
+    expect(markdownTable(['a', 'bb'], [['xyz', '1']]).split('\n')).toEqual(['| a   | bb |', '| --- | -- |', '| xyz | 1  |']);
+  });
+  it('reads the figures of the benchmarks that print readable lines', () => {
+    const imp = importFigures('import     1,000,000 rows in 12.50 s = 80,000 rows/s\nre-import  1,000,000 rows in 40.00 s = 25,000 rows/s\npeak RSS   250 MB; database 300 MB\n');
+    expect(imp.map((f) => [f.value, f.pass])).toEqual([
+      [80_000, true],
+      [25_000, false],
+      [250, true],
+    ]);
+    const status = statusFigures('built 1,000,000 leads, 600,000 attempts\ncollectStatus, all 5 campaigns: median 120 ms, p90 150 ms, max 400 ms (target ≤ 300 ms)');
+    expect(status[0]?.value).toBe(120);
+    expect(windowFigures('nextOpeningAll (x): mean    0.339 µs, p99    0.444 µs')[0]?.value).toBeCloseTo(0.444);
+  });
+});
