@@ -92,7 +92,13 @@ export function numbers(count: number, from = 0): string[] {
 }
 
 /** Writes a daemon config pointed at `simUrl`, listening on a fixed free port, and the campaigns. */
-export async function makeWorkspace(opts: { simUrl: string; campaigns: CampaignSpec[]; settleSeconds?: number; tokenInFile?: string }): Promise<Workspace> {
+export async function makeWorkspace(opts: {
+  simUrl: string;
+  campaigns: CampaignSpec[];
+  settleSeconds?: number;
+  tokenInFile?: string;
+  rateLimit?: { perMinute: number; burst: number };
+}): Promise<Workspace> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-e2e-'));
   fs.mkdirSync(path.join(dir, 'campaigns'));
   fs.mkdirSync(path.join(dir, 'leads'));
@@ -103,7 +109,7 @@ export async function makeWorkspace(opts: { simUrl: string; campaigns: CampaignS
     'api:',
     `  base_url: ${opts.simUrl}`,
     ...(tokenFile ? [`  token_file: ${tokenFile}`] : []),
-    '  rate_limit: { requests_per_minute: 600, burst: 30 }',
+    `  rate_limit: { requests_per_minute: ${opts.rateLimit?.perMinute ?? 600}, burst: ${opts.rateLimit?.burst ?? 30} }`,
     'database: ./data/campaignd.db',
     'campaigns_dir: ./campaigns',
     'http:',
