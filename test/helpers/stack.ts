@@ -88,6 +88,8 @@ export interface StackOptions {
   startEngine?: boolean;
   /** The engine's logger (default: silent); tests pass one to read its lines. */
   logger?: Logger;
+  /** The client's request timeout in real ms (default 10 000). */
+  requestTimeoutMs?: number;
   /** SQLite busy timeout of the stack's connection, in real ms (default 5000). */
   busyTimeoutMs?: number;
   /** Wraps the engine's client (e.g. to hold a make_call answer back). */
@@ -188,7 +190,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       logger,
       serverTimezone: 'UTC',
       // Real-time request timeouts: generous, so a busy CI box never turns an answer into "unknown".
-      requestTimeoutMs: 10_000,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
       onRequest: (e) => requests.push(e),
     });
     closers.push(() => client.close());

@@ -118,6 +118,29 @@ describe('engine: service faults', () => {
     const unknownEvents = await stack.db.selectFrom('events').select('id').where('kind', '=', 'unknown').execute();
     expect(unknownEvents.length).toBeGreaterThan(0);
   });
+  it('make_call times out: the attempts stay unknown until the settle window has passed, then each number is called once', async () => {
+    const numbers = phoneNumbers(4, 60);
+    stack = await startStack({
+      campaigns: [{ settings: { maxCallsInParallel: 2, maxRetries: 1 }, leads: numbers.map((phone) => ({ phone })) }],
+      // The service answers make_call after 1.2 real seconds; the client gives up after 0.2 s.
+      faults: [{ path: '/api/user/make_call', latency_ms: 1200 }],
+      requestTimeoutMs: 200,
+      settleSeconds: 120,
+      fixedOutcomes: allSucceed(numbers, 30),
+      webhooks: false,
+    });
+    const s = stack;
+    await waitUntil(async () => (await s.db.selectFrom('events').select('id').where('kind', '=', 'unknown').execute()).length >= 2, {
+      message: 'two make_call requests timed out',
+    });
+    await s.control('/__sim/reset-faults');
+    await s.waitForQuiet(30_000);
+    await s.assertAllRules();
+    expectOneCallEach(s, numbers);
+    const timedOut = await s.db.selectFrom('attempts').selectAll().where('state', '=', 'never-placed').execute();
+    expect(timedOut.length).toBeGreaterThanOrEqual(2);
+    for (const a of timedOut) expect(a.ended_at! - a.created_at).toBeGreaterThanOrEqual(120_000);
+  });
 });
 
 async function waitForWithdrawn(s: Stack, n: number): Promise<void> {
