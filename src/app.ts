@@ -12,6 +12,8 @@ import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
 import { acquireDaemonSlot, heartbeat, markStopped } from './lifecycle/daemon-row.js';
+import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
+import type { RemoteLeadSource } from './leads/remote-sync.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -22,6 +24,8 @@ export interface AppOptions {
   clock: Clock;
   logger: Logger;
   client: EngineClient;
+  /** Where leads of campaigns linked by remote_campaign_id come from (the service client). */
+  leadSource?: RemoteLeadSource;
   /** The webhook secret (read from the environment variable the config names). */
   webhookSecret: () => string | undefined;
   version: string;
@@ -95,6 +99,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
     });
     await engine.start();
     cleanups.push(() => engine.stop(0));
+    let currentConfig = opts.config;
+    if (opts.leadSource) {
+      const stopSync = startRemoteLeadSync({
+        db,
+        source: opts.leadSource,
+        campaigns: () => currentConfig.campaigns,
+        clock,
+        logger,
+        onNewLeads: () => engine.wake(),
+      });
+      cleanups.push(async () => stopSync());
+    }
 
     let httpServer: HttpServerHandle | null = null;
     if (opts.http !== false) {
@@ -152,6 +168,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       metrics,
       httpPort: httpServer?.port ?? null,
       async reload(config) {
+        currentConfig = config;
         await syncConfig(db, config, opts);
         await engine.reload();
         await beat();

@@ -98,6 +98,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       clock,
       logger,
       client: engineClientFrom(service),
+      leadSource: service,
       webhookSecret,
       version: await version(),
       metrics,
