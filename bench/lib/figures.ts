@@ -25,12 +25,12 @@ export function isQuick(argv: readonly string[] = process.argv): boolean {
 
 /** A goal of the form value ≤ limit. */
 export function atMost(limit: number, unit: string): { goal: string; test: (v: number) => boolean } {
-  return { goal: `≤ ${limit} ${unit}`.trim(), test: (v) => Number.isFinite(v) && v <= limit };
+  return { goal: `≤ ${limit.toLocaleString('en')} ${unit}`.trim(), test: (v) => Number.isFinite(v) && v <= limit };
 }
 
 /** A goal of the form value ≥ limit. */
 export function atLeast(limit: number, unit: string): { goal: string; test: (v: number) => boolean } {
-  return { goal: `≥ ${limit} ${unit}`.trim(), test: (v) => Number.isFinite(v) && v >= limit };
+  return { goal: `≥ ${limit.toLocaleString('en')} ${unit}`.trim(), test: (v) => Number.isFinite(v) && v >= limit };
 }
 
 /** Prints one figure (readable line and machine line) and returns it. */

@@ -19,16 +19,17 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(header), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }
 
-/** The figures as a Markdown table: benchmark, figure, value, goal, verdict. */
+/** The figures as a Markdown table: benchmark, figure, value, goal, verdict, notes. */
 export function figuresTable(figures: readonly Figure[]): string {
   return markdownTable(
-    ['benchmark', 'figure', 'value', 'goal', 'result'],
+    ['benchmark', 'figure', 'value', 'goal', 'result', 'notes'],
     figures.map((f) => [
       f.bench,
-      f.note ? `${f.name} (${f.note})` : f.name,
+      f.name,
       `${formatValue(f.value)} ${f.unit}`.trim(),
       f.goal || '—',
       f.pass === null ? 'reported' : f.pass ? 'PASS' : 'MISS',
+      f.note ?? '',
     ]),
   );
 }
