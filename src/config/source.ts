@@ -1,7 +1,7 @@
 // A config file read as written: its plain value plus a way to find the line and column of
 // any field path. JSON files go through JSON.parse first (so JSON's own syntax rules apply)
 // and then through the YAML parser, which accepts JSON and gives exact node positions.
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 
 /** A field path: map keys and sequence indexes, e.g. ['allowed_days', 2]. */
 export type FieldPath = readonly (string | number)[];
@@ -63,11 +63,24 @@ export function parseSource(file: string, text: string): ParsedSource {
       value = doc.toJS({ maxAliasCount: 1000 });
     } catch (err) {
       // Unresolved or excessive aliases only show up when the document is turned into values.
-      const at = position(doc.contents?.range?.[0] ?? 0);
+      const at = position(unresolvedAliasOffset(doc) ?? doc.contents?.range?.[0] ?? 0);
       syntaxErrors.push({ message: err instanceof Error ? firstLine(err.message) : String(err), ...at });
     }
   }
   return { value, syntaxErrors, locate };
+}
+
+/** Where the first alias without its anchor is, so the error points at that line. */
+function unresolvedAliasOffset(doc: Document): number | undefined {
+  let found: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined) return undefined;
+      found = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 // yaml's pretty messages end with " at line N, column M:" and a code excerpt; the excerpt could
