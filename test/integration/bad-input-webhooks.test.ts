@@ -7,9 +7,11 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_SECRET, goodCampaign, leadCsv, startDaemon, type Daemon } from '../fixtures/bad-input/daemon-harness.js';
 import { waitUntil } from '../helpers/wait.js';
+import { capturingLogger } from './client-fixture.js';
 
 const LEADS = 90;
 let daemon: Daemon;
+const logs = capturingLogger();
 
 interface LiveCall {
   attemptId: number;
@@ -173,6 +175,7 @@ describe('bad input: webhook bodies through the HTTP surface of a running daemon
       leads: { 'hooks.csv': leadCsv(LEADS) },
       scale: 5,
       callDurationSeconds: { min: 3000, max: 3600 },
+      logger: logs.logger,
     });
     await settled();
   });
@@ -190,6 +193,16 @@ describe('bad input: webhook bodies through the HTTP surface of a running daemon
     // Nothing changed, and nothing moves on its own in the meantime.
     expect(await snapshot()).toEqual(before);
     await expectStillRunning();
+  });
+
+  it('no secret, given or expected, reaches the log; every refusal was logged with its reason', async () => {
+    const text = logs.lines.join('');
+    expect(text).not.toContain(DAEMON_SECRET);
+    expect(text).not.toContain('not-the-secret');
+    expect(text).toMatch(/post-call webhook refused: wrong or missing secret/);
+    expect(text).toMatch(/post-call webhook refused: body too large/);
+    expect(text).toMatch(/post-call webhook refused: body is not JSON/);
+    expect(text).toMatch(/"detail":"invalid payload: status: [^"]+","msg":"post-call webhook refused: not a post-call webhook payload"/);
   });
 
   it('the metrics count the refusals by kind', async () => {
