@@ -16,12 +16,12 @@ afterEach(async () => {
 describe('campaignd run killed with SIGKILL at random moments', () => {
   it('completes the campaign after restarts without calling anyone twice', async () => {
     const report = await runCrashScenario(
-      { seed: 5, kills: 3, leads: 10, dropShare: 0.2, maxParallel: 5, maxRetries: 1, finishTimeoutMs: 60_000 },
+      { seed: 5, kills: 3, leads: 8, dropShare: 0.2, maxParallel: 5, maxRetries: 1, finishTimeoutMs: 60_000 },
       (w) => (ws = w),
     );
     expect(report.killedExits).toEqual(Array.from({ length: 3 }, () => ({ code: null, signal: 'SIGKILL' })));
     // The test means something only if calls were live when the daemon died, and lost answers happened.
-    expect(report.calls.length).toBeGreaterThanOrEqual(10);
+    expect(report.calls.length).toBeGreaterThanOrEqual(8);
     expect(report.unknownAnswers).toBeGreaterThan(0);
   }, 150_000);
 });
