@@ -30,6 +30,17 @@ export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {
   return db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL).orderBy('id').execute();
 }
 
+/** When the oldest call still in progress (state `placed`) was sent; null when none. */
+export async function oldestPlacedAt(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.min('sent_at').as('at'))
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .where('state', '=', 'placed')
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
 /** Phone numbers that have a live attempt right now (rule 3). */
 export async function livePhoneNumbers(db: Db): Promise<Set<string>> {
   const rows = await db.selectFrom('attempts').select('phone_number').where('state', 'in', LIVE_ATTEMPT_STATES_SQL).execute();

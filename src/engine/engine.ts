@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempt, liveCountsByCampaign, livePhoneNumbers, transitionAttempt } from './attempts.js';
+import { claimAttempt, liveCountsByCampaign, livePhoneNumbers, oldestPlacedAt, transitionAttempt } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
@@ -59,6 +59,14 @@ const PHONE_BUSY_DEFER_MS = 30_000;
 const STORE_RETRY_TRIES = 10;
 const STORE_RETRY_MS = 1_000;
 const REMOTE_FOLLOW_MS = 60_000;
+const POLL_UNKNOWN_MS = 10_000;
+const POLL_NO_WEBHOOKS_MS = 20_000;
+const POLL_BACKSTOP_MS = 300_000;
+const POLL_OVERDUE_MS = 120_000;
+/** Webhooks count as arriving when one came within this long. */
+const WEBHOOKS_HEALTHY_MS = 10 * 60_000;
+/** A call live this long without its webhook is looked for in the call list. */
+const CALL_OVERDUE_MS = 4 * 60_000;
 
 /** Creates the engine; nothing runs until `start()`. */
 export function createEngine(opts: EngineOptions) {
@@ -337,15 +345,29 @@ export function createEngine(opts: EngineOptions) {
     }
   }
 
-  function pollDelay(liveUnknown: boolean): number {
-    if (liveUnknown) return 10_000;
-    const webhooksHealthy = opts.webhooksEnabled && clock.now() - lastWebhookAt < 10 * 60_000;
-    return webhooksHealthy ? (opts.pollIntervalWithWebhooksMs ?? 120_000) : (opts.pollIntervalMs ?? 15_000);
+  /**
+   * When to list calls next. Without webhooks the call list is how calls end, so it is
+   * read often. While webhooks arrive it is a backstop: for a webhook that was lost (a
+   * call live for longer than calls take) and to confirm webhook successes, which carry
+   * no answered_by; a slow cadence does both at a fraction of a request per call.
+   */
+  async function pollDelay(): Promise<number> {
+    if (api.api === 'token-rejected') return TOKEN_PROBE_MS;
+    const unknown = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
+    if (unknown) return POLL_UNKNOWN_MS;
+    const now = clock.now();
+    const webhooksHealthy = opts.webhooksEnabled && now - lastWebhookAt < WEBHOOKS_HEALTHY_MS;
+    if (!webhooksHealthy) return opts.pollIntervalMs ?? POLL_NO_WEBHOOKS_MS;
+    const oldest = await oldestPlacedAt(db);
+    const backstop = opts.pollIntervalWithWebhooksMs ?? POLL_BACKSTOP_MS;
+    if (oldest === null) return backstop;
+    const overdueAt = oldest + CALL_OVERDUE_MS;
+    return overdueAt <= now ? POLL_OVERDUE_MS : Math.min(backstop, overdueAt - now);
   }
 
   async function pollLoop(): Promise<void> {
     while (!stopping) {
-      let hasUnknown = false;
+      let delay = POLL_UNKNOWN_MS;
       try {
         if (api.api !== 'token-rejected') {
           const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null }, pollerOptions);
@@ -353,15 +375,16 @@ export function createEngine(opts: EngineOptions) {
         } else {
           await probeToken();
         }
-        const unknown = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
-        hasUnknown = unknown !== undefined;
+        delay = await pollDelay();
       } catch (err) {
         log.warn({ err: errText(err) }, 'poll round failed');
       }
-      if (stopping) break;
-      const delay = api.api === 'token-rejected' ? TOKEN_PROBE_MS : pollDelay(hasUnknown);
-      const signal = wakePoll.signal;
-      if (!signal.aborted) await clock.sleep(Math.min(delay, MAX_SLEEP_MS * 4), signal);
+      // Sleep in steps of at most 30 s, so suspend and clock jumps heal; a wake-up
+      // (an unknown attempt, a reload) cuts the wait short.
+      const until = clock.now() + delay;
+      while (!stopping && !wakePoll.signal.aborted && clock.now() < until) {
+        await clock.sleep(Math.min(MAX_SLEEP_MS, until - clock.now()), wakePoll.signal);
+      }
       wakePoll = new AbortController();
     }
   }
