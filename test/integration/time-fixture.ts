@@ -12,6 +12,12 @@
 // (no timer is skipped: due timers fire at the jump), so a year runs in minutes. And a
 // stall of the process (GC, a busy machine) slows simulated time down instead of letting
 // minutes pass unseen, which would make calls look stuck to the engine's poller.
+//
+// Reach: every recorded instant is judged exactly, but the engine takes a few real ms
+// from waking to sending, i.e. a few simulated minutes at 30,000×. A DST mistake (an
+// hour, Lord Howe's half hour) is caught — reading isOpen with the offset of an hour
+// earlier fails all eight change scenarios — while a window opening a minute early may
+// not be, as no call need fall into that minute.
 import { DateTime, FixedOffsetZone } from 'luxon';
 import type { CampaignConfig } from '../../src/config/types.js';
 import type { EngineClient } from '../../src/engine/ports.js';

@@ -92,7 +92,13 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
         freezing = freezeAroundMakeCall(inner, clock);
         return freezing.client;
       },
+      startEngine: false,
     });
+    // The longest maximum duration the service allows (20 min): the engine closes a call it
+    // has not heard the end of after that + 5 min, and on a loaded machine a webhook's real
+    // milliseconds are simulated minutes at these speeds.
+    await stack.client.updateAssistant(stack.assistantId, { max_call_duration: 1200 });
+    await stack.startEngine();
     clock.thaw();
     const s = stack;
     const configs = s.campaigns.map((c) => c.config);
@@ -112,6 +118,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
     const finalLeads = (
       await s.db.selectFrom('leads').select(['phone_number', 'state', 'state_reason', 'updated_at']).where('state', 'not in', ['pending', 'calling', 'retry-scheduled']).execute()
     ).map((l) => `${l.phone_number} ${l.state} at ${new Date(l.updated_at).toISOString()}: ${l.state_reason ?? ''}`);
+    if (finalLeads.length > 0) console.log(await describeNumber(s, finalLeads[0]!.split(' ')[0]!));
     const calls = s.simCalls();
     const byCampaign = new Map<string, SimCall[]>();
     for (const c of s.campaigns) {
@@ -137,6 +144,18 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
 }
 
 const MINUTE = 60_000;
+
+/** The last attempts and simulator calls of one number, for a failure message. */
+async function describeNumber(s: Stack, phone: string): Promise<string> {
+  const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOString());
+  const attempts = await s.db.selectFrom('attempts').selectAll().where('phone_number', '=', phone).orderBy('id', 'desc').limit(3).execute();
+  const calls = s.simCalls().filter((c) => c.client_phone_number === phone).slice(-3);
+  return [
+    `number ${phone}:`,
+    ...attempts.map((a) => `  attempt ${a.id} ${a.state} ${a.outcome ?? ''}/${a.outcome_source ?? ''} call ${a.call_id ?? '-'} created ${iso(a.created_at)} sent ${iso(a.sent_at)} ended ${iso(a.ended_at)} ${a.detail ?? ''}`),
+    ...calls.map((c) => `  sim call ${c.id} ${c.status} ${c.timeline.map((t) => `${t.status}@${iso(t.at)}`).join(' ')}`),
+  ].join('\n');
+}
 
 /** The windows a lead in `zone` is called in (the campaign's, and its own hours when set). */
 export function leadWindows(c: CampaignConfig, zone: string | undefined): WindowSpec[] {
