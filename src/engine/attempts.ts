@@ -41,12 +41,6 @@ export async function oldestPlacedAt(db: Db): Promise<number | null> {
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
-/** Phone numbers that have a live attempt right now (rule 3). */
-export async function livePhoneNumbers(db: Db): Promise<Set<string>> {
-  const rows = await db.selectFrom('attempts').select('phone_number').where('state', 'in', LIVE_ATTEMPT_STATES_SQL).execute();
-  return new Set(rows.map((r) => r.phone_number));
-}
-
 export interface ClaimInput {
   campaignId: number;
   leadId: number;

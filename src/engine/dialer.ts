@@ -65,7 +65,6 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
   });
   // A webhook may have ended the attempt before this answer arrived: keep its outcome.
   if (!moved && answer.callId) await setCallId(ctx.db, attempt.id, answer.callId);
-  await recordEvent(ctx.db, { at: now, campaignId: attempt.campaign_id, leadId: attempt.lead_id, attemptId: attempt.id, kind: 'placed', data: { callId: answer.callId } });
   log.info({ callId: answer.callId }, 'call placed');
   return { kind: 'placed' };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempt, liveCountsByCampaign, livePhoneNumbers, oldestPlacedAt, transitionAttempt } from './attempts.js';
+import { claimAttempt, liveCountsByCampaign, oldestPlacedAt, transitionAttempt } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
@@ -148,7 +148,6 @@ export function createEngine(opts: EngineOptions) {
     const live = await liveCountsByCampaign(db);
     let accountLive = [...live.values()].reduce((a, b) => a + b, 0);
     for (const c of campaigns.values()) opts.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
-    const busyPhones = await livePhoneNumbers(db);
 
     for (const c of campaigns.values()) {
       if (c.state === 'completed') {
@@ -178,11 +177,6 @@ export function createEngine(opts: EngineOptions) {
           await deferLead(db, lead.id, opening ?? now + 24 * 3600_000, "outside the person's local hours", now);
           continue;
         }
-        if (busyPhones.has(phone)) {
-          // Rule 3: wait for the other call to this number to end, without blocking the queue.
-          await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
-          continue;
-        }
         const claim = await claimAttempt(db, {
           campaignId: c.id,
           leadId: lead.id,
@@ -192,10 +186,13 @@ export function createEngine(opts: EngineOptions) {
           owner: opts.instanceId,
           now,
         });
-        if (!claim.ok) continue;
+        if (!claim.ok) {
+          // Rule 3: wait for the other call to this number to end, without blocking the queue.
+          if (claim.reason === 'phone-live') await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
+          continue;
+        }
         free--;
         accountLive++;
-        busyPhones.add(phone);
         startDial(c, lead, claim.attempt);
       }
       const due = await nextDueAt(db, c.id);

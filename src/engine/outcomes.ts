@@ -69,15 +69,9 @@ export async function observeCall(ctx: OutcomeContext, attempt: AttemptRow, obs:
     await leadAfterOutcome(trx, attempt, cls, campaign.config, endedAt, now);
     return true;
   });
+  // The attempt row itself is the record of an ordinary end; events are kept for the
+  // unusual (unknown, settled, stuck, recovered, rejected) so the table stays small.
   if (!ended) return 'ignored';
-  await recordEvent(ctx.db, {
-    at: now,
-    campaignId: attempt.campaign_id,
-    leadId: attempt.lead_id,
-    attemptId: attempt.id,
-    kind: 'ended',
-    data: { status: obs.status, answeredBy: obs.answeredBy ?? null, outcome: cls, source: obs.source },
-  });
   ctx.logger.info({ attempt: attempt.id, campaign: campaign.name, status: obs.status, outcome: cls, source: obs.source }, 'call ended');
   ctx.onOutcome?.(campaign.name, cls);
   ctx.onSlotFreed(attempt.campaign_id);
