@@ -8,7 +8,8 @@ import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
 import { isOpen, leadLocalWindow, windowFromCampaign, type WindowSpec } from '../../src/time/window.js';
 import { assertNoOverlapPerNumber, assertParallelLimit, assertRetryGap } from '../helpers/invariants.js';
 import { phoneNumbers, startStack, type CampaignSpec, type Stack } from '../helpers/stack.js';
-import { assertCallsInsideWindows, driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-fixture.js';
+import { driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';
+import { assertCallsInsideWindows } from './time-fixture.js';
 
 /** One campaign of a harness run: its settings and how many leads in which zones. */
 export interface TimedCampaign {
