@@ -53,51 +53,86 @@ export interface ClaimInput {
 
 export type ClaimResult = { ok: true; attempt: AttemptRow } | { ok: false; reason: 'lead-not-due' | 'phone-live' };
 
+/** Rows of one multi-row INSERT: 10 values each, far below SQLite's 32,766 variables. */
+const INSERT_CHUNK = 500;
+
 /**
  * Commits a new attempt (state `dialing`) and moves its lead to `calling`, in one
  * transaction. This commit happens before make_call is sent: from here on the call
  * may exist, and only a definite answer or the call list can say otherwise.
  */
 export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Promise<ClaimResult> {
+  const [result] = await claimAttempts(db, [input]);
+  return result!;
+}
+
+/**
+ * `claimAttempt` for many leads in ONE transaction (a scheduler pass fills every free
+ * slot at once): one commit instead of one per call. Each input is claimed or refused on
+ * its own, in order: its lead is no longer due, or its number has a live call (rule 3),
+ * including one claimed earlier in the same batch. Results are in the order of `inputs`.
+ */
+export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[]): Promise<ClaimResult[]> {
+  if (inputs.length === 0) return [];
   return db.transaction().execute(async (trx) => {
-    const busy = await trx
+    const live = await trx
       .selectFrom('attempts')
-      .select('id')
-      .where('phone_number', '=', input.phoneNumber)
+      .select('phone_number')
+      .where('phone_number', 'in', [...new Set(inputs.map((i) => i.phoneNumber))])
       .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-      .executeTakeFirst();
-    if (busy) return { ok: false, reason: 'phone-live' } as const;
-    const moved = await trx
-      .updateTable('leads')
-      .set((eb) => ({
-        state: 'calling',
-        state_reason: null,
-        contact_attempts: eb('contact_attempts', '+', 1),
-        updated_at: input.now,
-      }))
-      .where('id', '=', input.leadId)
-      .where('state', 'in', DUE_LEAD_STATES_SQL)
-      .where('contact_position', '=', input.contactPosition)
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return { ok: false, reason: 'lead-not-due' } as const;
+      .execute();
+    const busy = new Set(live.map((r) => r.phone_number));
+    const results: (ClaimResult | ClaimInput)[] = [];
+    for (const input of inputs) {
+      if (busy.has(input.phoneNumber)) {
+        results.push({ ok: false, reason: 'phone-live' });
+        continue;
+      }
+      const moved = await trx
+        .updateTable('leads')
+        .set((eb) => ({
+          state: 'calling',
+          state_reason: null,
+          contact_attempts: eb('contact_attempts', '+', 1),
+          updated_at: input.now,
+        }))
+        .where('id', '=', input.leadId)
+        .where('state', 'in', DUE_LEAD_STATES_SQL)
+        .where('contact_position', '=', input.contactPosition)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) {
+        results.push({ ok: false, reason: 'lead-not-due' });
+        continue;
+      }
+      busy.add(input.phoneNumber);
+      results.push(input);
+    }
+    const claimed = results.filter((r): r is ClaimInput => !('ok' in r));
     // The unique partial index attempts_live_phone is the final guard for rule 3.
-    const attempt = await trx
-      .insertInto('attempts')
-      .values({
-        campaign_id: input.campaignId,
-        lead_id: input.leadId,
-        contact_position: input.contactPosition,
-        phone_number: input.phoneNumber,
-        assistant_id: input.assistantId,
-        state: 'dialing',
-        counted: 1,
-        created_at: input.now,
-        sent_at: input.now,
-        owner: input.owner,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ok: true, attempt } as const;
+    const byLead = new Map<number, AttemptRow>();
+    for (let i = 0; i < claimed.length; i += INSERT_CHUNK) {
+      const rows = await trx
+        .insertInto('attempts')
+        .values(
+          claimed.slice(i, i + INSERT_CHUNK).map((input) => ({
+            campaign_id: input.campaignId,
+            lead_id: input.leadId,
+            contact_position: input.contactPosition,
+            phone_number: input.phoneNumber,
+            assistant_id: input.assistantId,
+            state: 'dialing' as const,
+            counted: 1,
+            created_at: input.now,
+            sent_at: input.now,
+            owner: input.owner,
+          })),
+        )
+        .returningAll()
+        .execute();
+      // RETURNING promises no row order; a lead is claimed at most once per batch.
+      for (const row of rows) byLead.set(row.lead_id, row);
+    }
+    return results.map((r): ClaimResult => ('ok' in r ? r : { ok: true, attempt: byLead.get(r.leadId)! }));
   });
 }
 

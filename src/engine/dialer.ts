@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import { transitionAttempt, setCallId } from './attempts.js';
 import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
@@ -23,6 +24,8 @@ export type DialReport =
 
 export interface DialContext {
   db: Kysely<Database>;
+  /** Records the answer in a transaction shared with the other answers of this turn. */
+  commit: GroupCommit;
   client: EngineClient;
   logger: Logger;
   now: () => number;
@@ -59,12 +62,12 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
     await withdraw(ctx, attempt, retryAt, 'window closed before the request could be sent', now);
     return { kind: 'not-sent', retryAt };
   }
-  const moved = await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'placed', {
-    call_id: answer.callId,
-    answered_at: now,
+  const callId = answer.callId;
+  await ctx.commit.run(async (trx) => {
+    const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'placed', { call_id: callId, answered_at: now });
+    // A webhook may have ended the attempt before this answer arrived: keep its outcome.
+    if (!moved && callId) await setCallId(trx, attempt.id, callId);
   });
-  // A webhook may have ended the attempt before this answer arrived: keep its outcome.
-  if (!moved && answer.callId) await setCallId(ctx.db, attempt.id, answer.callId);
   log.info({ callId: answer.callId }, 'call placed');
   return { kind: 'placed' };
 }

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
+import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempt, liveCountsByCampaign, oldestPlacedAt, transitionAttempt } from './attempts.js';
+import { claimAttempts, liveCountsByCampaign, oldestPlacedAt, transitionAttempt, type ClaimInput } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
@@ -53,9 +54,12 @@ export interface EngineStatus {
 }
 
 const MAX_SLEEP_MS = 30_000;
+const WAKE = 'wake';
 const CONTROL_CHECK_MS = 1_000;
 const TOKEN_PROBE_MS = 30_000;
 const PHONE_BUSY_DEFER_MS = 30_000;
+/** Due leads read beyond the free slots, for those suppressed or outside their own hours. */
+const CANDIDATE_MARGIN = 8;
 const STORE_RETRY_TRIES = 10;
 const STORE_RETRY_MS = 1_000;
 const REMOTE_FOLLOW_MS = 60_000;
@@ -98,8 +102,11 @@ export function createEngine(opts: EngineOptions) {
   let cancelRemoteTimer: (() => void) | null = null;
   const remoteSeen = new Map<number, string>();
 
+  const commit = createGroupCommit(db);
+  const campaignLoggers = new Map<string, Logger>();
   const outcomeContext = {
     db,
+    commit,
     logger: log,
     now: () => clock.now(),
     campaign: (id: number) => campaigns.get(id),
@@ -107,12 +114,23 @@ export function createEngine(opts: EngineOptions) {
     onOutcome: (campaign: string, cls: string) => opts.metrics?.outcome(campaign, cls),
   };
 
+  // A reason of our own: abort() without one builds a DOMException (and its stack) each time.
   function wake(): void {
-    wakeMain.abort();
+    wakeMain.abort(WAKE);
   }
 
   function wakePoller(): void {
-    wakePoll.abort();
+    wakePoll.abort(WAKE);
+  }
+
+  /** One child logger per campaign, made once: pino serialises a child's bindings when it is created. */
+  function campaignLogger(name: string): Logger {
+    let child = campaignLoggers.get(name);
+    if (!child) {
+      child = log.child({ campaign: name });
+      campaignLoggers.set(name, child);
+    }
+    return child;
   }
 
   async function refreshCampaigns(force = false): Promise<void> {
@@ -140,7 +158,10 @@ export function createEngine(opts: EngineOptions) {
     return personal === null || isOpen(personal, at);
   }
 
-  /** One pass: fill free slots of every running campaign with due leads. Returns when to look again. */
+  /**
+   * One pass: fill the free slots of every running campaign with due leads, all claims
+   * committed in one transaction, then one dial each. Returns when to look again.
+   */
   async function tick(): Promise<number> {
     const now = clock.now();
     let nextAt = now + MAX_SLEEP_MS;
@@ -149,6 +170,8 @@ export function createEngine(opts: EngineOptions) {
     let accountLive = [...live.values()].reduce((a, b) => a + b, 0);
     for (const c of campaigns.values()) opts.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
 
+    const picked: { c: RuntimeCampaign; lead: DueLead; input: ClaimInput }[] = [];
+    const pickedPhones = new Set<string>();
     for (const c of campaigns.values()) {
       if (c.state === 'completed') {
         if (await hasActiveLeads(db, c.id)) await reopen(c, now);
@@ -163,7 +186,8 @@ export function createEngine(opts: EngineOptions) {
       let free = c.config.maxCallsInParallel - (live.get(c.id) ?? 0);
       if (opts.accountMaxCalls !== undefined) free = Math.min(free, opts.accountMaxCalls - accountLive);
       if (free <= 0) continue; // a freed slot wakes us
-      const candidates = await dueLeads(db, c.id, now, free * 2 + 8);
+      // A few more than the free slots: some may be suppressed or outside their own hours.
+      const candidates = await dueLeads(db, c.id, now, free + CANDIDATE_MARGIN);
       for (const lead of candidates) {
         if (free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
@@ -177,29 +201,40 @@ export function createEngine(opts: EngineOptions) {
           await deferLead(db, lead.id, opening ?? now + 24 * 3600_000, "outside the person's local hours", now);
           continue;
         }
-        const claim = await claimAttempt(db, {
-          campaignId: c.id,
-          leadId: lead.id,
-          contactPosition: lead.contact_position,
-          phoneNumber: phone,
-          assistantId: c.config.assistantId,
-          owner: opts.instanceId,
-          now,
-        });
-        if (!claim.ok) {
-          // Rule 3: wait for the other call to this number to end, without blocking the queue.
-          if (claim.reason === 'phone-live') await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
+        if (pickedPhones.has(phone)) {
+          // Rule 3 within this pass: another lead (here or in another campaign) has this number.
+          await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
           continue;
         }
+        pickedPhones.add(phone);
+        picked.push({
+          c,
+          lead,
+          input: { campaignId: c.id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone, assistantId: c.config.assistantId, owner: opts.instanceId, now },
+        });
         free--;
         accountLive++;
-        startDial(c, lead, claim.attempt);
       }
-      const due = await nextDueAt(db, c.id);
-      if (due !== null && free > 0) nextAt = Math.min(nextAt, Math.max(due, now + 50));
+      if (free > 0) {
+        const due = await nextDueAt(db, c.id);
+        if (due !== null) nextAt = Math.min(nextAt, Math.max(due, now + 50));
+      }
       if (candidates.length === 0 && c.config.markCompleteWhenNoLeads && (live.get(c.id) ?? 0) === 0) {
         await maybeComplete(c, now);
       }
+    }
+
+    const claims = await claimAttempts(db, picked.map((p) => p.input));
+    for (const [i, claim] of claims.entries()) {
+      const { c, lead } = picked[i]!;
+      if (claim.ok) {
+        startDial(c, lead, claim.attempt);
+        continue;
+      }
+      // The slot counted for this lead is still free: look again at once for another.
+      nextAt = now;
+      // Rule 3: wait for the other call to this number to end, without blocking the queue.
+      if (claim.reason === 'phone-live') await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
     }
     return nextAt;
   }
@@ -212,7 +247,7 @@ export function createEngine(opts: EngineOptions) {
       variables = {};
     }
     const task = dial(
-      { db, client, logger: log.child({ campaign: c.name }), now: () => clock.now(), settleMs },
+      { db, commit, client, logger: campaignLogger(c.name), now: () => clock.now(), settleMs },
       {
         attempt,
         variables,

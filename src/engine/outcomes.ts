@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
 import { setCallId, transitionAttempt } from './attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from './lead-transitions.js';
@@ -11,8 +12,12 @@ import type { RuntimeCampaign } from './runtime-campaign.js';
 // lead. Idempotent: duplicates, out-of-order deliveries and a webhook that beats the
 // make_call answer all end in the same state.
 
+type Trx = Transaction<Database>;
+
 export interface OutcomeContext {
   db: Kysely<Database>;
+  /** Where observations are written: transactions shared by the work of one event-loop turn. */
+  commit: GroupCommit;
   logger: Logger;
   now: () => number;
   campaign: (id: number) => RuntimeCampaign | undefined;
@@ -34,79 +39,100 @@ export interface CallObservation {
 
 export type ObservationResult = 'progress' | 'ended' | 'confirmed' | 'revised' | 'ignored';
 
-/** Applies one observation of a call to the attempt it belongs to. */
+/** What applying an observation did, for the announcements made after the commit. */
+export interface AppliedObservation {
+  result: ObservationResult;
+  /** The final class given to the call, when it ended ('ended') or was decided again ('revised'). */
+  cls?: ReturnType<typeof classifyCall>;
+}
+
+/** Applies one observation of a call to the attempt it belongs to (its own group-committed transaction). */
 export async function observeCall(ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation): Promise<ObservationResult> {
+  const applied = await ctx.commit.run((trx) => applyObservation(trx, ctx, attempt, obs));
+  announceObservation(ctx, attempt, obs, applied);
+  return applied.result;
+}
+
+/**
+ * The database part of an observation, inside the caller's transaction: conditional
+ * updates only, so `attempt` may be a little stale and a batch may be run again.
+ */
+export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation): Promise<AppliedObservation> {
   const now = ctx.now();
   const cls = classifyCall(obs.status, obs.answeredBy);
   const live = (LIVE_ATTEMPT_STATES as readonly string[]).includes(attempt.state);
 
-  if (!live) return confirmProvisional(ctx, attempt, obs, cls, now);
+  if (!live) return confirmProvisional(trx, ctx, attempt, obs, cls, now);
 
-  if (obs.callId) await setCallId(ctx.db, attempt.id, obs.callId);
+  if (obs.callId && attempt.call_id === null) await setCallId(trx, attempt.id, obs.callId);
   if (cls === 'in-progress' || cls === 'unknown-status') {
     // The call exists: an unknown attempt is now known to be placed.
-    if (attempt.state === 'unknown' || attempt.state === 'dialing') {
-      await transitionAttempt(ctx.db, attempt.id, ['unknown'], 'placed', { settle_deadline: null, detail: 'found in the call list' });
+    if (attempt.state === 'unknown') {
+      await transitionAttempt(trx, attempt.id, ['unknown'], 'placed', { settle_deadline: null, detail: 'found in the call list' });
     }
-    return 'progress';
+    return { result: 'progress' };
   }
 
   const campaign = ctx.campaign(attempt.campaign_id);
-  if (!campaign) return 'ignored';
+  if (!campaign) return { result: 'ignored' };
   const endedAt = obs.endedAt ?? now;
   // A webhook has no answered_by: its success stays provisional until a poll confirms it.
   const provisional = obs.source === 'webhook' && obs.answeredBy === undefined && cls === 'success';
-  const ended = await ctx.db.transaction().execute(async (trx) => {
-    const moved = await transitionAttempt(trx, attempt.id, LIVE_ATTEMPT_STATES, 'ended', {
-      call_status: obs.status,
-      answered_by: obs.answeredBy ?? null,
-      outcome: cls,
-      outcome_source: provisional ? 'webhook' : obs.source,
-      ended_at: endedAt,
-      settle_deadline: null,
-    });
-    if (!moved) return false;
-    await leadAfterOutcome(trx, attempt, cls, campaign.config, endedAt, now);
-    return true;
+  const moved = await transitionAttempt(trx, attempt.id, LIVE_ATTEMPT_STATES, 'ended', {
+    call_status: obs.status,
+    answered_by: obs.answeredBy ?? null,
+    outcome: cls,
+    outcome_source: provisional ? 'webhook' : obs.source,
+    ended_at: endedAt,
+    settle_deadline: null,
   });
+  if (!moved) return { result: 'ignored' };
+  await leadAfterOutcome(trx, attempt, cls, campaign.config, endedAt, now);
+  return { result: 'ended', cls };
+}
+
+/** Logs, counts and frees the slot of an applied observation; call only after its commit. */
+export function announceObservation(ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation, applied: AppliedObservation): void {
+  const campaign = ctx.campaign(attempt.campaign_id);
+  if (applied.result === 'revised') {
+    ctx.logger.info({ attempt: attempt.id }, 'webhook success was a voicemail; lead decided again');
+    return;
+  }
   // The attempt row itself is the record of an ordinary end; events are kept for the
   // unusual (unknown, settled, stuck, recovered, rejected) so the table stays small.
-  if (!ended) return 'ignored';
-  ctx.logger.info({ attempt: attempt.id, campaign: campaign.name, status: obs.status, outcome: cls, source: obs.source }, 'call ended');
-  ctx.onOutcome?.(campaign.name, cls);
+  if (applied.result !== 'ended' || !campaign || !applied.cls) return;
+  ctx.logger.info({ attempt: attempt.id, campaign: campaign.name, status: obs.status, outcome: applied.cls, source: obs.source }, 'call ended');
+  ctx.onOutcome?.(campaign.name, applied.cls);
   ctx.onSlotFreed(attempt.campaign_id);
-  return 'ended';
 }
 
 async function confirmProvisional(
+  trx: Trx,
   ctx: OutcomeContext,
   attempt: AttemptRow,
   obs: CallObservation,
   cls: ReturnType<typeof classifyCall>,
   now: number,
-): Promise<ObservationResult> {
+): Promise<AppliedObservation> {
   const provisional = attempt.state === 'ended' && attempt.outcome_source === 'webhook' && attempt.outcome === 'success';
-  if (!provisional || obs.source !== 'poll' || obs.answeredBy === undefined) return 'ignored';
-  if (cls === 'in-progress' || cls === 'unknown-status') return 'ignored';
+  if (!provisional || obs.source !== 'poll' || obs.answeredBy === undefined) return { result: 'ignored' };
+  if (cls === 'in-progress' || cls === 'unknown-status') return { result: 'ignored' };
   const campaign = ctx.campaign(attempt.campaign_id);
   if (cls !== 'voicemail' || !campaign) {
-    await ctx.db
+    await trx
       .updateTable('attempts')
       .set({ outcome_source: 'poll', answered_by: obs.answeredBy ?? null })
       .where('id', '=', attempt.id)
       .execute();
-    return 'confirmed';
+    return { result: 'confirmed' };
   }
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('attempts')
-      .set({ outcome: 'voicemail', outcome_source: 'poll', answered_by: obs.answeredBy ?? null })
-      .where('id', '=', attempt.id)
-      .execute();
-    await reviseCompletedLead(trx, { ...attempt, outcome: 'voicemail' }, 'voicemail', campaign.config, now);
-  });
-  ctx.logger.info({ attempt: attempt.id }, 'webhook success was a voicemail; lead decided again');
-  return 'revised';
+  await trx
+    .updateTable('attempts')
+    .set({ outcome: 'voicemail', outcome_source: 'poll', answered_by: obs.answeredBy ?? null })
+    .where('id', '=', attempt.id)
+    .execute();
+  await reviseCompletedLead(trx, { ...attempt, outcome: 'voicemail' }, 'voicemail', campaign.config, now);
+  return { result: 'revised', cls };
 }
 
 /** Ends a call stuck in progress past the assistant's maximum duration: freed, not retried. */

@@ -1,0 +1,105 @@
+// Group commit (src/store/group-commit.ts) on a real SQLite file, checked from a second
+// connection: work queued in one turn shares one transaction, each caller resumes only
+// after the commit, and a failing item fails alone without undoing the others.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import type { Transaction } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { createGroupCommit } from '../../src/store/group-commit.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import type { Database } from '../../src/store/types.js';
+
+let dir: string;
+let handle: DatabaseHandle;
+let reader: SqliteDatabase.Database;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-group-commit-'));
+  handle = openDatabase(path.join(dir, 'store.db'));
+  await migrateToLatest(handle.db);
+  reader = new SqliteDatabase(path.join(dir, 'store.db'), { readonly: true });
+});
+afterEach(async () => {
+  reader.close();
+  await handle.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A deferral the test fires by hand, so that "one turn" is exactly what the test says. */
+function manualTurns(): { defer: (fn: () => void) => void; turn: () => void; pending: () => number } {
+  const queued: (() => void)[] = [];
+  return { defer: (fn) => queued.push(fn), turn: () => queued.splice(0).forEach((fn) => fn()), pending: () => queued.length };
+}
+
+const insertSuppression = (phone: string) => async (trx: Transaction<Database>) => {
+  await trx.insertInto('suppressions').values({ phone_number: phone, source: 'test', added_at: 1 }).execute();
+  return phone;
+};
+const visible = (): string[] => (reader.prepare('select phone_number from suppressions order by phone_number').all() as { phone_number: string }[]).map((r) => r.phone_number);
+
+describe('group commit', () => {
+  it('runs the work queued in one turn in one transaction, and resolves each caller after the commit', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer });
+    const seen = new Set<Transaction<Database>>();
+    const work = (phone: string) => async (trx: Transaction<Database>) => {
+      seen.add(trx);
+      return insertSuppression(phone)(trx);
+    };
+    const results = [commit.run(work('+491')), commit.run(work('+492')), commit.run(work('+493'))];
+    expect(turns.pending()).toBe(1);
+    expect(visible()).toEqual([]);
+    turns.turn();
+    expect(await Promise.all(results)).toEqual(['+491', '+492', '+493']);
+    expect(seen.size).toBe(1);
+    // Durable (committed) by the time the callers resume: another connection sees them.
+    expect(visible()).toEqual(['+491', '+492', '+493']);
+  });
+
+  it('a failing item rejects alone; the others of its batch are committed', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer });
+    const first = commit.run(insertSuppression('+491'));
+    // The same primary key twice: the second insert of this item fails after the first wrote.
+    const broken = commit.run(async (trx) => {
+      await insertSuppression('+499')(trx);
+      await insertSuppression('+499')(trx);
+    });
+    const third = commit.run(insertSuppression('+493'));
+    turns.turn();
+    await expect(first).resolves.toBe('+491');
+    await expect(broken).rejects.toThrow(/UNIQUE/);
+    await expect(third).resolves.toBe('+493');
+    // Nothing of the failed item remains, not even its first write.
+    expect(visible()).toEqual(['+491', '+493']);
+  });
+
+  it('splits a long queue into batches of at most maxBatch, all committed', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer, maxBatch: 2 });
+    const trxs: Transaction<Database>[] = [];
+    const results = ['+491', '+492', '+493', '+494', '+495'].map((p) =>
+      commit.run(async (trx) => {
+        trxs.push(trx);
+        return insertSuppression(p)(trx);
+      }),
+    );
+    while (turns.pending() > 0) {
+      turns.turn();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    expect(await Promise.all(results)).toHaveLength(5);
+    expect(new Set(trxs).size).toBe(3);
+    expect(visible()).toHaveLength(5);
+  });
+
+  it('with the default deferral, work from separate turns still completes', async () => {
+    const commit = createGroupCommit(handle.db);
+    const a = await commit.run(insertSuppression('+491'));
+    const b = await commit.run(insertSuppression('+492'));
+    expect([a, b]).toEqual(['+491', '+492']);
+    expect(visible()).toEqual(['+491', '+492']);
+  });
+});
