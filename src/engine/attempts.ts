@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { prepared } from '../store/prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import {
   type AttemptRow,
@@ -16,14 +17,17 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
 export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>> {
-  const rows = await db
+  const rows = await liveCountsQuery.rows(db, {});
+  return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
+}
+
+const liveCountsQuery = prepared((db) =>
+  db
     .selectFrom('attempts')
     .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .groupBy('campaign_id')
-    .execute();
-  return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
-}
+    .groupBy('campaign_id'),
+);
 
 /** Every live attempt, oldest first. Few rows: at most the sum of the live-call limits. */
 export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {
@@ -52,9 +56,6 @@ export interface ClaimInput {
 }
 
 export type ClaimResult = { ok: true; attempt: AttemptRow } | { ok: false; reason: 'lead-not-due' | 'phone-live' };
-
-/** Rows of one multi-row INSERT: 10 values each, far below SQLite's 32,766 variables. */
-const INSERT_CHUNK = 500;
 
 /**
  * Commits a new attempt (state `dialing`) and moves its lead to `calling`, in one
@@ -88,53 +89,91 @@ export async function claimAttempts(db: Kysely<Database>, inputs: readonly Claim
         results.push({ ok: false, reason: 'phone-live' });
         continue;
       }
-      const moved = await trx
-        .updateTable('leads')
-        .set((eb) => ({
-          state: 'calling',
-          state_reason: null,
-          contact_attempts: eb('contact_attempts', '+', 1),
-          updated_at: input.now,
-        }))
-        .where('id', '=', input.leadId)
-        .where('state', 'in', DUE_LEAD_STATES_SQL)
-        .where('contact_position', '=', input.contactPosition)
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) {
+      const moved = await claimLeadQuery.affected(trx, { id: input.leadId, position: input.contactPosition, now: input.now });
+      if (moved !== 1) {
         results.push({ ok: false, reason: 'lead-not-due' });
         continue;
       }
       busy.add(input.phoneNumber);
       results.push(input);
     }
-    const claimed = results.filter((r): r is ClaimInput => !('ok' in r));
     // The unique partial index attempts_live_phone is the final guard for rule 3.
-    const byLead = new Map<number, AttemptRow>();
-    for (let i = 0; i < claimed.length; i += INSERT_CHUNK) {
-      const rows = await trx
-        .insertInto('attempts')
-        .values(
-          claimed.slice(i, i + INSERT_CHUNK).map((input) => ({
-            campaign_id: input.campaignId,
-            lead_id: input.leadId,
-            contact_position: input.contactPosition,
-            phone_number: input.phoneNumber,
-            assistant_id: input.assistantId,
-            state: 'dialing' as const,
-            counted: 1,
-            created_at: input.now,
-            sent_at: input.now,
-            owner: input.owner,
-          })),
-        )
-        .returningAll()
-        .execute();
-      // RETURNING promises no row order; a lead is claimed at most once per batch.
-      for (const row of rows) byLead.set(row.lead_id, row);
+    const attempts = new Map<ClaimInput, AttemptRow>();
+    for (const r of results) {
+      if ('ok' in r) continue;
+      const [row] = await insertAttemptQuery.rows(trx, {
+        campaignId: r.campaignId,
+        leadId: r.leadId,
+        position: r.contactPosition,
+        phone: r.phoneNumber,
+        assistantId: r.assistantId,
+        now: r.now,
+        owner: r.owner,
+      });
+      attempts.set(r, row!);
     }
-    return results.map((r): ClaimResult => ('ok' in r ? r : { ok: true, attempt: byLead.get(r.leadId)! }));
+    return results.map((r): ClaimResult => ('ok' in r ? r : { ok: true, attempt: attempts.get(r)! }));
   });
 }
+
+const claimLeadQuery = prepared((db, v: { id: number; position: number; now: number }) =>
+  db
+    .updateTable('leads')
+    .set((eb) => ({ state: 'calling', state_reason: null, contact_attempts: eb('contact_attempts', '+', 1), updated_at: v.now }))
+    .where('id', '=', v.id)
+    .where('state', 'in', DUE_LEAD_STATES_SQL)
+    .where('contact_position', '=', v.position),
+);
+
+const insertAttemptQuery = prepared(
+  (db, v: { campaignId: number; leadId: number; position: number; phone: string; assistantId: number; now: number; owner: string }) =>
+    db
+      .insertInto('attempts')
+      .values({
+        campaign_id: v.campaignId,
+        lead_id: v.leadId,
+        contact_position: v.position,
+        phone_number: v.phone,
+        assistant_id: v.assistantId,
+        state: 'dialing',
+        counted: 1,
+        created_at: v.now,
+        sent_at: v.now,
+        owner: v.owner,
+      })
+      .returningAll(),
+);
+
+/** Records a 2xx answer to make_call (rule 6): `dialing` → `placed`; false when the attempt moved on already. */
+export async function markPlaced(db: Db, id: number, callId: string | null, at: number): Promise<boolean> {
+  return (await markPlacedQuery.affected(db, { id, callId, at })) === 1;
+}
+
+const markPlacedQuery = prepared((db, v: { id: number; callId: string | null; at: number }) =>
+  db.updateTable('attempts').set({ state: 'placed', call_id: v.callId, answered_at: v.at }).where('id', '=', v.id).where('state', '=', 'dialing'),
+);
+
+/** The final status of a call, as recorded on its attempt. */
+export interface CallEnd {
+  callStatus: string;
+  answeredBy: string | null;
+  outcome: OutcomeClass;
+  source: OutcomeSource;
+  endedAt: number;
+}
+
+/** Ends a live attempt with its call's outcome; false when it was not live any more. */
+export async function markEnded(db: Db, id: number, end: CallEnd): Promise<boolean> {
+  return (await markEndedQuery.affected(db, { id, ...end })) === 1;
+}
+
+const markEndedQuery = prepared((db, v: { id: number } & CallEnd) =>
+  db
+    .updateTable('attempts')
+    .set({ state: 'ended', call_status: v.callStatus, answered_by: v.answeredBy, outcome: v.outcome, outcome_source: v.source, ended_at: v.endedAt, settle_deadline: null })
+    .where('id', '=', v.id)
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL),
+);
 
 /** Conditionally moves an attempt from one of `from` to `to`; true when it moved. */
 export async function transitionAttempt(
@@ -167,8 +206,12 @@ export async function transitionAttempt(
 
 /** Records the call id of an attempt when it is learnt (answer, webhook or call list). */
 export async function setCallId(db: Db, id: number, callId: string): Promise<void> {
-  await db.updateTable('attempts').set({ call_id: callId }).where('id', '=', id).where('call_id', 'is', null).execute();
+  await setCallIdQuery.affected(db, { id, callId });
 }
+
+const setCallIdQuery = prepared((db, v: { id: number; callId: string }) =>
+  db.updateTable('attempts').set({ call_id: v.callId }).where('id', '=', v.id).where('call_id', 'is', null),
+);
 
 export async function getAttempt(db: Db, id: number): Promise<AttemptRow | undefined> {
   return db.selectFrom('attempts').selectAll().where('id', '=', id).executeTakeFirst();
@@ -176,18 +219,21 @@ export async function getAttempt(db: Db, id: number): Promise<AttemptRow | undef
 
 /** The attempt a service call id is bound to, if any. */
 export async function attemptByCallId(db: Db, callId: string): Promise<AttemptRow | undefined> {
-  return db.selectFrom('attempts').selectAll().where('call_id', '=', callId).orderBy('id', 'desc').executeTakeFirst();
+  return (await attemptByCallIdQuery.rows(db, { callId }))[0];
 }
+
+const attemptByCallIdQuery = prepared((db, v: { callId: string }) =>
+  db.selectFrom('attempts').selectAll().where('call_id', '=', v.callId).orderBy('id', 'desc').limit(1),
+);
 
 /** The live attempt on a phone number (unique by rule 3). */
 export async function liveAttemptByPhone(db: Db, phone: string): Promise<AttemptRow | undefined> {
-  return db
-    .selectFrom('attempts')
-    .selectAll()
-    .where('phone_number', '=', phone)
-    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .executeTakeFirst();
+  return (await liveAttemptByPhoneQuery.rows(db, { phone }))[0];
 }
+
+const liveAttemptByPhoneQuery = prepared((db, v: { phone: string }) =>
+  db.selectFrom('attempts').selectAll().where('phone_number', '=', v.phone).where('state', 'in', LIVE_ATTEMPT_STATES_SQL).limit(1),
+);
 
 /** Ended attempts whose success came from a webhook without `answered_by`, awaiting a poll. */
 export async function unconfirmedAttempts(db: Db, since: number): Promise<AttemptRow[]> {

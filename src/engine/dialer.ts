@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { transitionAttempt, setCallId } from './attempts.js';
+import { markPlaced, setCallId, transitionAttempt } from './attempts.js';
 import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
 
@@ -64,7 +64,7 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
   }
   const callId = answer.callId;
   await ctx.commit.run(async (trx) => {
-    const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'placed', { call_id: callId, answered_at: now });
+    const moved = await markPlaced(trx, attempt.id, callId, now);
     // A webhook may have ended the attempt before this answer arrived: keep its outcome.
     if (!moved && callId) await setCallId(trx, attempt.id, callId);
   });

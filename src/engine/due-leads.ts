@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../store/prepared.js';
 import { DUE_LEAD_STATES_SQL } from '../store/state-lists.js';
 import type { Database } from '../store/types.js';
 
@@ -20,7 +21,11 @@ export interface DueLead {
 
 /** A campaign's leads due at `now`, most overdue first. */
 export async function dueLeads(db: Kysely<Database>, campaignId: number, now: number, limit: number): Promise<DueLead[]> {
-  return db
+  return dueLeadsQuery.rows(db, { campaignId, now, limit });
+}
+
+const dueLeadsQuery = prepared((db, v: { campaignId: number; now: number; limit: number }) =>
+  db
     .selectFrom('leads')
     .leftJoin('lead_contacts', (join) =>
       join.onRef('lead_contacts.lead_id', '=', 'leads.id').onRef('lead_contacts.position', '=', 'leads.contact_position'),
@@ -35,25 +40,27 @@ export async function dueLeads(db: Kysely<Database>, campaignId: number, now: nu
       'leads.variables_json',
       'leads.next_due_at',
     ])
-    .where('leads.campaign_id', '=', campaignId)
+    .where('leads.campaign_id', '=', v.campaignId)
     .where('leads.state', 'in', DUE_LEAD_STATES_SQL)
-    .where('leads.next_due_at', '<=', now)
+    .where('leads.next_due_at', '<=', v.now)
     .orderBy('leads.next_due_at')
     .orderBy('leads.id')
-    .limit(limit)
-    .execute();
-}
+    .limit(v.limit),
+);
 
 /** When the campaign's next lead falls due (null when none is waiting). */
 export async function nextDueAt(db: Kysely<Database>, campaignId: number): Promise<number | null> {
-  const row = await db
-    .selectFrom('leads')
-    .select((eb) => eb.fn.min('next_due_at').as('at'))
-    .where('campaign_id', '=', campaignId)
-    .where('state', 'in', DUE_LEAD_STATES_SQL)
-    .executeTakeFirst();
+  const [row] = await nextDueQuery.rows(db, { campaignId });
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
+
+const nextDueQuery = prepared((db, v: { campaignId: number }) =>
+  db
+    .selectFrom('leads')
+    .select((eb) => eb.fn.min('next_due_at').as('at'))
+    .where('campaign_id', '=', v.campaignId)
+    .where('state', 'in', DUE_LEAD_STATES_SQL),
+);
 
 /** Whether the campaign still has a lead that is not final. */
 export async function hasActiveLeads(db: Kysely<Database>, campaignId: number): Promise<boolean> {

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import type { AttemptRow, Database, LeadRow } from '../store/types.js';
+import { prepared } from '../store/prepared.js';
 import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-policy.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
@@ -8,67 +9,72 @@ import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './r
 
 type Trx = Transaction<Database>;
 
-async function contactCount(trx: Trx, leadId: number): Promise<number> {
-  const row = await trx
-    .selectFrom('lead_contacts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('lead_id', '=', leadId)
-    .executeTakeFirst();
-  return Math.max(1, Number(row?.n ?? 1));
+/** A lead with the number of its contacts (the primary included), as the retry policy needs it. */
+type LeadWithContacts = LeadRow & { contact_count: number };
+
+async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
+  const [lead] = await leadQuery.rows(trx, { id: leadId });
+  return lead && { ...lead, contact_count: Math.max(1, Number(lead.contact_count)) };
 }
 
-async function loadLead(trx: Trx, leadId: number): Promise<LeadRow | undefined> {
-  return trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirst();
-}
+const leadQuery = prepared((db, v: { id: number }) =>
+  db
+    .selectFrom('leads')
+    .selectAll('leads')
+    .select((eb) =>
+      eb
+        .selectFrom('lead_contacts')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('lead_contacts.lead_id', '=', 'leads.id')
+        .as('contact_count'),
+    )
+    .where('id', '=', v.id),
+);
 
 async function applyDecision(trx: Trx, lead: LeadRow, decision: RetryDecision, now: number): Promise<void> {
   switch (decision.kind) {
     case 'complete':
-      await trx
-        .updateTable('leads')
-        .set({ state: 'completed', state_reason: null, next_due_at: null, updated_at: now })
-        .where('id', '=', lead.id)
-        .execute();
+      await completeQuery.affected(trx, { id: lead.id, now });
       return;
     case 'retry':
-      await trx
-        .updateTable('leads')
-        .set({ state: 'retry-scheduled', state_reason: null, next_due_at: decision.nextDueAt, updated_at: now })
-        .where('id', '=', lead.id)
-        .execute();
+      await retryQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, now });
       return;
     case 'next-contact':
-      await trx
-        .updateTable('leads')
-        .set({
-          state: 'retry-scheduled',
-          state_reason: null,
-          next_due_at: decision.nextDueAt,
-          contact_position: decision.contactPosition,
-          contact_attempts: 0,
-          updated_at: now,
-        })
-        .where('id', '=', lead.id)
-        .execute();
+      await nextContactQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, position: decision.contactPosition, now });
       return;
     case 'exhausted':
-      await trx
-        .updateTable('leads')
-        .set({ state: 'reached-max-retries', state_reason: decision.reason, next_due_at: null, updated_at: now })
-        .where('id', '=', lead.id)
-        .execute();
+      await exhaustedQuery.affected(trx, { id: lead.id, reason: decision.reason, now });
   }
 }
 
+const completeQuery = prepared((db, v: { id: number; now: number }) =>
+  db.updateTable('leads').set({ state: 'completed', state_reason: null, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
+);
+
+const retryQuery = prepared((db, v: { id: number; dueAt: number; now: number }) =>
+  db.updateTable('leads').set({ state: 'retry-scheduled', state_reason: null, next_due_at: v.dueAt, updated_at: v.now }).where('id', '=', v.id),
+);
+
+const nextContactQuery = prepared((db, v: { id: number; dueAt: number; position: number; now: number }) =>
+  db
+    .updateTable('leads')
+    .set({ state: 'retry-scheduled', state_reason: null, next_due_at: v.dueAt, contact_position: v.position, contact_attempts: 0, updated_at: v.now })
+    .where('id', '=', v.id),
+);
+
+const exhaustedQuery = prepared((db, v: { id: number; reason: string; now: number }) =>
+  db.updateTable('leads').set({ state: 'reached-max-retries', state_reason: v.reason, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
+);
+
 /** Applies the retry policy (rule 4) to the lead's current contact. */
-async function decideAndApply(trx: Trx, lead: LeadRow, outcome: AttemptOutcome, campaign: CampaignConfig, endedAt: number, now: number): Promise<RetryDecision> {
+async function decideAndApply(trx: Trx, lead: LeadWithContacts, outcome: AttemptOutcome, campaign: CampaignConfig, endedAt: number, now: number): Promise<RetryDecision> {
   const decision = decideAfterAttempt({
     outcome,
     retryOn: campaign.retryOn,
     maxRetries: campaign.maxRetries,
     retryIntervalSeconds: campaign.retryIntervalSeconds,
     contactPosition: lead.contact_position,
-    contactCount: await contactCount(trx, lead.id),
+    contactCount: lead.contact_count,
     contactAttempts: lead.contact_attempts,
     endedAt,
   });
@@ -139,8 +145,7 @@ export async function leadBackUncounted(trx: Trx, attempt: AttemptRow, dueAt: nu
 export async function leadContactInvalid(trx: Trx, attempt: AttemptRow, reason: string, now: number): Promise<void> {
   const lead = await loadLead(trx, attempt.lead_id);
   if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return;
-  const count = await contactCount(trx, lead.id);
-  if (lead.contact_position + 1 < count) {
+  if (lead.contact_position + 1 < lead.contact_count) {
     await trx
       .updateTable('leads')
       .set({

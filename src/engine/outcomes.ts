@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
-import { setCallId, transitionAttempt } from './attempts.js';
+import { markEnded, setCallId, transitionAttempt } from './attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from './lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
@@ -78,13 +78,12 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
   const endedAt = obs.endedAt ?? now;
   // A webhook has no answered_by: its success stays provisional until a poll confirms it.
   const provisional = obs.source === 'webhook' && obs.answeredBy === undefined && cls === 'success';
-  const moved = await transitionAttempt(trx, attempt.id, LIVE_ATTEMPT_STATES, 'ended', {
-    call_status: obs.status,
-    answered_by: obs.answeredBy ?? null,
+  const moved = await markEnded(trx, attempt.id, {
+    callStatus: obs.status,
+    answeredBy: obs.answeredBy ?? null,
     outcome: cls,
-    outcome_source: provisional ? 'webhook' : obs.source,
-    ended_at: endedAt,
-    settle_deadline: null,
+    source: provisional ? 'webhook' : obs.source,
+    endedAt,
   });
   if (!moved) return { result: 'ignored' };
   await leadAfterOutcome(trx, attempt, cls, campaign.config, endedAt, now);
