@@ -40,30 +40,37 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
 
   async function flush(): Promise<void> {
     scheduled = false;
-    const batch = queue.splice(0, maxBatch);
+    let batch = queue.splice(0, maxBatch);
     if (queue.length > 0) schedule();
-    if (batch.length === 1) return runAlone(batch[0]!);
-    let results: unknown[];
-    try {
-      results = await db.transaction().execute(async (trx) => {
-        const out: unknown[] = [];
-        for (const item of batch) out.push(await item.work(trx));
-        return out;
-      });
-    } catch {
-      // One item failed, or the commit did: the whole batch rolled back. Each runs again
-      // alone, so only the failing one sees an error, as without batching.
-      for (const item of batch) await runAlone(item);
-      return;
-    }
-    batch.forEach((item, i) => item.resolve(results[i]));
-  }
-
-  async function runAlone(item: Queued): Promise<void> {
-    try {
-      item.resolve(await db.transaction().execute(item.work));
-    } catch (err) {
-      item.reject(err);
+    while (batch.length > 0) {
+      let culprit = -1;
+      try {
+        const results = await db.transaction().execute(async (trx) => {
+          const out: unknown[] = [];
+          for (const [i, item] of batch.entries()) {
+            try {
+              out.push(await item.work(trx));
+            } catch (err) {
+              culprit = i;
+              throw err;
+            }
+          }
+          return out;
+        });
+        batch.forEach((item, i) => item.resolve(results[i]));
+        return;
+      } catch (err) {
+        // BEGIN or COMMIT failed: the store's trouble, not one item's, and nothing of the
+        // batch was written. Every caller learns it, as each would have alone.
+        if (culprit < 0) {
+          for (const item of batch) item.reject(err);
+          return;
+        }
+        // One item failed and rolled the batch back: it alone gets the error, and the
+        // others run again together.
+        batch[culprit]!.reject(err);
+        batch = batch.filter((_, i) => i !== culprit);
+      }
     }
   }
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { createGroupCommit } from '../../src/store/group-commit.js';
@@ -74,6 +74,21 @@ describe('group commit', () => {
     await expect(third).resolves.toBe('+493');
     // Nothing of the failed item remains, not even its first write.
     expect(visible()).toEqual(['+491', '+493']);
+  });
+
+  it('when the COMMIT fails, every caller of the batch gets the error and nothing is written', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer });
+    const first = commit.run(insertSuppression('+491'));
+    // Foreign keys checked at COMMIT: this item itself succeeds, the commit fails.
+    const deferred = commit.run(async (trx) => {
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await trx.insertInto('lead_contacts').values({ lead_id: 999_999, position: 0, phone_number: '+499' }).execute();
+    });
+    const third = commit.run(insertSuppression('+493'));
+    turns.turn();
+    for (const p of [first, deferred, third]) await expect(p).rejects.toThrow(/FOREIGN KEY/);
+    expect(visible()).toEqual([]);
   });
 
   it('splits a long queue into batches of at most maxBatch, all committed', async () => {
