@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_status_counts.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -11,4 +12,5 @@ export interface Migration {
 // exactly the same set. Keys sort in the order they apply: zero-padded number first.
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_status_counts': m0002,
 };

@@ -49,6 +49,12 @@ export async function schemaStatus(db: Kysely<any>, migrations: Record<string, M
   };
 }
 
+/** Whether `version` has been applied to this database (which has been migrated at least once). */
+export async function hasMigration(db: Kysely<any>, version: string): Promise<boolean> {
+  const row = await db.selectFrom(TABLE).select('version').where('version', '=', version).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Throws NewerSchemaError when the database holds a version this code does not know. */
 export function assertSchemaKnown(status: SchemaStatus): void {
   const newest = [...status.unknown].sort().at(-1);

@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-// Row types of migrations/0001_initial.ts. Times are epoch milliseconds.
+// Row types of migrations/0001_initial.ts and 0002_status_counts.ts. Times are epoch milliseconds.
 
 export type CampaignState = 'running' | 'paused' | 'stopped' | 'completed';
 
@@ -15,6 +15,8 @@ export type LeadState =
 
 export const ACTIVE_LEAD_STATES = ['pending', 'calling', 'retry-scheduled'] as const;
 export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed'] as const;
+/** Final states that end a lead's calls (the status pace counts them). */
+export const FINISHED_LEAD_STATES = ['completed', 'reached-max-retries'] as const;
 /** Lead states the claim query looks at. */
 export const DUE_LEAD_STATES = ['pending', 'retry-scheduled'] as const;
 
@@ -115,6 +117,19 @@ export interface SuppressionsTable {
   added_at: number;
 }
 
+/** Leads of a campaign in one state, kept by triggers (migration 0002); may reach 0. */
+export interface LeadCountsTable {
+  campaign_id: number;
+  state: LeadState;
+  n: number;
+}
+
+/** Attempts of a campaign, whatever their state, kept by triggers (migration 0002). */
+export interface AttemptCountsTable {
+  campaign_id: number;
+  n: number;
+}
+
 export type ApiStatus = 'ok' | 'token-rejected' | 'unreachable' | 'unknown';
 
 export interface DaemonsTable {
@@ -138,6 +153,8 @@ export interface Database {
   events: EventsTable;
   suppressions: SuppressionsTable;
   daemons: DaemonsTable;
+  lead_counts: LeadCountsTable;
+  attempt_counts: AttemptCountsTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
