@@ -122,7 +122,14 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     if (at === timerAt) return;
     clearTimer();
     timerAt = at;
-    cancelTimer = clock.setTimer(at - now, () => {
+    // A request waiting for its turn is work in progress, so the wake-up is a `sleep`,
+    // whose real timer keeps the process alive (setTimer's is unref'd): during start-up
+    // a request held back by a 429 can be all there is, and with an empty event loop
+    // Node ends the process (exit 13, an unsettled top-level await).
+    const wake = new AbortController();
+    cancelTimer = () => wake.abort();
+    void clock.sleep(at - now, wake.signal).then(() => {
+      if (wake.signal.aborted) return;
       cancelTimer = null;
       timerAt = Infinity;
       pump();

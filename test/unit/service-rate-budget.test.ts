@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { ROOT } from '../helpers/processes.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { createRateBudget, type BudgetPriority } from '../../src/service/rate-budget.js';
 
@@ -138,5 +140,24 @@ describe('rate budget', () => {
     await expect(last).rejects.toThrow(/closed/);
     await expect(budget.acquire('read')).rejects.toThrow(/closed/);
     expect(clock.pending()).toBe(0);
+  });
+
+  it('keeps the process alive while a request waits for its turn on the real clock', async () => {
+    // The only pending work is a request held back by a 429's pause: with nothing else on
+    // the event loop, an unref'd wake-up timer let Node end the process with exit 13.
+    const script = `
+      import { createRateBudget } from './src/service/rate-budget.ts';
+      import { systemClock } from './src/time/clock.ts';
+      const budget = createRateBudget({ clock: systemClock, requestsPerMinute: 6000, burst: 1 });
+      await budget.acquire('read');
+      budget.pause(200);
+      await budget.acquire('read');
+      console.log('granted after the pause');`;
+    const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, timeout: 20_000 }, (err, stdout) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout });
+      });
+    });
+    expect(result).toEqual({ code: 0, stdout: 'granted after the pause\n' });
   });
 });
