@@ -1,5 +1,6 @@
 // Real child processes for the end-to-end tests: `campaignd simulator` and `campaignd run`
-// spawned through bin/campaignd.js exactly as an operator would. Readiness is awaited from
+// spawned through bin/campaignd.js exactly as an operator would (and the black-box fake
+// service, a plain node script). Readiness is awaited from
 // a log line or /healthz (never a guessed sleep); every output byte is kept so the tests
 // can search it (secrets, messages); `stopAllProcesses()` in afterEach kills whatever is
 // still running so a failed test never leaves a daemon behind.
@@ -46,7 +47,12 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Spawns `node bin/campaignd.js ARGS` and tracks it for `stopAllProcesses`. */
 export function spawnCampaignd(name: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnNode(name, BIN, args, opts);
+}
+
+/** Spawns `node SCRIPT ARGS` (a test's own server, e.g. the black-box fake service) and tracks it. */
+export function spawnNode(name: string, script: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Proc {
+  const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
