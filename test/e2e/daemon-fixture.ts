@@ -1,7 +1,7 @@
 // What the daemon end-to-end tests share: a simulator child process with its /__sim/
-// controls, a temp folder holding a daemon config and campaign files pointed at it, a
-// daemon child process started on that config, and the rule checks of
-// test/helpers/invariants.ts run over the SIMULATOR's record of calls.
+// controls, a temp folder holding a daemon config and campaign files pointed at it (or at
+// the black-box fake service), a daemon child process started on that config, and the
+// rule checks of test/helpers/invariants.ts run over the SERVICE's record of calls.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,8 @@ import { openDatabase } from '../../src/store/database.js';
 import { assertAllRules, type CampaignUnderTest, type ObservedCall } from '../helpers/invariants.js';
 import { freePort, spawnCampaignd, waitForHttp, type Proc } from '../helpers/processes.js';
 
-/** A call as GET /__sim/calls shows it (the fields the tests read). */
-export interface SimCallJson {
+/** A call as the service's own record shows it (simulator GET /__sim/calls, or the fake's GET /calls): the fields the tests read. */
+export interface RecordedCall {
   id: number;
   client_phone_number: string;
   status: string;
@@ -19,6 +19,9 @@ export interface SimCallJson {
   created_at_ms: number;
   finished_at_ms: number | null;
 }
+
+/** A call as GET /__sim/calls shows it. */
+export type SimCallJson = RecordedCall;
 
 /** A simulator child process and its test controls. */
 export interface SimProcess {
@@ -93,11 +96,16 @@ export function numbers(count: number, from = 0): string[] {
 
 /** Writes a daemon config pointed at `simUrl`, listening on a fixed free port, and the campaigns. */
 export async function makeWorkspace(opts: {
+  /** The service's base URL: the simulator's, or the black-box fake's. */
   simUrl: string;
   campaigns: CampaignSpec[];
   settleSeconds?: number;
   tokenInFile?: string;
   rateLimit?: { perMinute: number; burst: number };
+  /** api.server_timezone: the zone of the service's zone-less timestamps (default UTC). */
+  serverTimezone?: string;
+  /** The outbound assistant the campaigns name (default 1, the simulator's). */
+  assistantId?: number;
 }): Promise<Workspace> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-e2e-'));
   fs.mkdirSync(path.join(dir, 'campaigns'));
@@ -110,6 +118,7 @@ export async function makeWorkspace(opts: {
     `  base_url: ${opts.simUrl}`,
     ...(tokenFile ? [`  token_file: ${tokenFile}`] : []),
     `  rate_limit: { requests_per_minute: ${opts.rateLimit?.perMinute ?? 600}, burst: ${opts.rateLimit?.burst ?? 30} }`,
+    ...(opts.serverTimezone ? [`  server_timezone: ${opts.serverTimezone}`] : []),
     'database: ./data/campaignd.db',
     'campaigns_dir: ./campaigns',
     'http:',
@@ -128,7 +137,7 @@ export async function makeWorkspace(opts: {
     fs.writeFileSync(path.join(dir, 'leads', `${c.name}.csv`), `${[header.join(','), ...rows].join('\n')}\n`);
     const file = {
       name: c.name,
-      assistant_id: 1,
+      assistant_id: opts.assistantId ?? 1,
       timezone: 'UTC',
       allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
       allowed_hours_start_time: '00:00:00',
@@ -179,8 +188,8 @@ export function webhookUrl(ws: Workspace): string {
   return `${ws.httpUrl}/webhooks/post-call?secret=${SECRETS.webhook}`;
 }
 
-/** Simulator calls in the shape the invariant checks read. */
-export function observed(calls: readonly SimCallJson[]): ObservedCall[] {
+/** Recorded calls in the shape the invariant checks read. */
+export function observed(calls: readonly RecordedCall[]): ObservedCall[] {
   return calls.map((c) => ({ id: c.id, client_phone_number: c.client_phone_number, status: c.status, answered_by: c.answered_by, createdAt: c.created_at_ms, finishedAt: c.finished_at_ms }));
 }
 
@@ -197,10 +206,26 @@ export async function campaignState(ws: Workspace, name: string): Promise<string
 }
 
 /**
- * Every rule of product.md section 3 over the simulator's record of calls, with the
+ * Ended attempts whose success came from a post-call webhook, which carries no
+ * answered_by: the daemon confirms them from the call list later (a voicemail is then
+ * decided again), so lead states are not final until none is left.
+ */
+export async function unconfirmedSuccesses(ws: Workspace): Promise<number> {
+  if (!fs.existsSync(ws.dbPath)) return 0;
+  const store = openDatabase(ws.dbPath, { readonly: true });
+  try {
+    const rows = await store.db.selectFrom('attempts').select('id').where('state', '=', 'ended').where('outcome', '=', 'success').where('outcome_source', '=', 'webhook').execute();
+    return rows.length;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Every rule of product.md section 3 over the service's record of calls, with the
  * final lead states and status counts from the database (the daemon must be stopped).
  */
-export async function assertCampaignRules(ws: Workspace, specs: readonly CampaignSpec[], calls: readonly SimCallJson[]): Promise<void> {
+export async function assertCampaignRules(ws: Workspace, specs: readonly CampaignSpec[], calls: readonly RecordedCall[]): Promise<void> {
   const loaded = await loadConfig(ws.configPath, {}, { cwd: ws.dir });
   const store = openDatabase(ws.dbPath, { readonly: true });
   try {
@@ -214,6 +239,25 @@ export async function assertCampaignRules(ws: Workspace, specs: readonly Campaig
     await assertAllRules(store.db, observed(calls), under, { now: Date.now() });
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * assertCampaignRules, and on failure the error also shows the service's calls to every
+ * number the message names, so a report carries its evidence.
+ */
+export async function assertCampaignRulesShowingCalls(ws: Workspace, specs: readonly CampaignSpec[], calls: readonly RecordedCall[]): Promise<void> {
+  try {
+    await assertCampaignRules(ws, specs, calls);
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    const named = new Set(err.message.match(/\+\d{8,15}/g) ?? []);
+    const lines = calls
+      .filter((c) => named.has(c.client_phone_number))
+      .sort((a, b) => a.created_at_ms - b.created_at_ms)
+      .map((c) => `  call ${c.id} to ${c.client_phone_number}: ${c.status} answered_by=${c.answered_by} created ${new Date(c.created_at_ms).toISOString()} finished ${c.finished_at_ms === null ? 'never' : new Date(c.finished_at_ms).toISOString()}`);
+    err.message = `${err.message}\nthe service's calls to the numbers named:\n${lines.join('\n') || '  none'}`;
+    throw err;
   }
 }
 

@@ -1,8 +1,10 @@
-// Rule 6, long profile: eight SIGKILLs during each of three seeded campaigns of 40 leads
-// (secondary contacts, two retries) while the simulator drops 15 % of make_call
-// connections after creating the call. Same checks as test/e2e/crash-sigkill.test.ts.
+// Rule 6, long profile: eight SIGKILLs during each of several seeded campaigns of 40 leads
+// (secondary contacts, two retries) while the service drops 15 % of make_call connections
+// after creating the call. Same checks as test/e2e/crash-sigkill.test.ts, against
+// campaignd's simulator and, black-box, against the independent fake service (one fake
+// run with answering machines, whose voicemails only the call list reveals).
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCrashScenario } from '../e2e/crash-scenario.js';
+import { runCrashScenario, type CrashScenario } from '../e2e/crash-scenario.js';
 import type { Workspace } from '../e2e/daemon-fixture.js';
 import { stopAllProcesses } from '../helpers/processes.js';
 
@@ -13,11 +15,19 @@ afterEach(async () => {
   ws = undefined;
 });
 
+const RUNS: Pick<CrashScenario, 'service' | 'seed' | 'voicemail'>[] = [
+  { service: 'simulator', seed: 21 },
+  { service: 'simulator', seed: 22 },
+  { service: 'simulator', seed: 23 },
+  { service: 'fake', seed: 21, voicemail: true },
+  { service: 'fake', seed: 22 },
+];
+
 describe('campaignd run killed with SIGKILL many times (stress)', () => {
-  for (const seed of [21, 22, 23]) {
-    it(`seed ${seed}: 8 kills, 40 leads, 15 % lost make_call answers`, async () => {
+  for (const run of RUNS) {
+    it(`${run.service} seed ${run.seed}: 8 kills, 40 leads, 15 % lost make_call answers${run.voicemail ? ', voicemail' : ''}`, async () => {
       const report = await runCrashScenario(
-        { seed, kills: 8, leads: 40, dropShare: 0.15, maxParallel: 6, maxRetries: 2, finishTimeoutMs: 240_000 },
+        { ...run, kills: 8, leads: 40, dropShare: 0.15, maxParallel: 6, maxRetries: 2, finishTimeoutMs: 480_000 },
         (w) => (ws = w),
       );
       expect(report.killedExits).toHaveLength(8);

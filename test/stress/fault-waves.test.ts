@@ -1,11 +1,13 @@
-// Issue 6 "Faults", black-box: a real daemon against a simulator answering with waves of
-// 5xx, 429 (header and body waits), latency and dropped make_call connections. Under the
-// simulator's emulated rate limit with the daemon's budget set below it, the daemon never
-// trips the limiter; in every wave it finishes each lead and keeps every dialing rule.
+// Issue 6 "Faults", black-box: a real daemon against a service answering with waves of
+// 5xx, 429 (header and body waits), latency, resets and dropped make_call connections.
+// Under the service's emulated rate limit with the daemon's budget set below it, the
+// daemon never trips the limiter; in every wave it finishes each lead and keeps every
+// dialing rule. Run against campaignd's simulator and against the independent fake.
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertCampaignRules, assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, webhookUrl, type CampaignSpec, type Workspace } from '../e2e/daemon-fixture.js';
-import { httpGet, stopAllProcesses } from '../helpers/processes.js';
-import { waitUntil } from '../helpers/wait.js';
+import type { Workspace } from '../e2e/daemon-fixture.js';
+import { runFaultWaves } from '../e2e/fault-wave-scenario.js';
+import { FAKE_WAVES } from '../blackbox/fault-plans.js';
+import { stopAllProcesses } from '../helpers/processes.js';
 
 let ws: Workspace | undefined;
 afterEach(async () => {
@@ -14,60 +16,49 @@ afterEach(async () => {
   ws = undefined;
 });
 
-interface Wave {
-  seed: number;
-  simArgs: string[];
-  faults: Record<string, unknown>[];
-  budget: { perMinute: number; burst: number };
-}
-
-/** Runs one campaign of 30 leads through the wave; returns the daemon's final /metrics text. */
-async function runWave(w: Wave): Promise<string> {
-  const sim = await startSimulator({ token: SECRETS.token, seed: w.seed, extra: w.simArgs });
-  const spec: CampaignSpec = { name: 'waves', leads: numbers(30).map((n) => [n]), maxParallel: 5, maxRetries: 1, retryInterval: 1 };
-  ws = await makeWorkspace({ simUrl: sim.url, campaigns: [spec], settleSeconds: 5, rateLimit: w.budget });
-  const workspace = ws;
-  // The webhook is set before the faults, which would answer the test's own request too.
-  await sim.setWebhook(webhookUrl(workspace));
-  for (const f of w.faults) await sim.control('faults', f);
-  const daemon = await startDaemon(workspace, daemonEnv());
-  await waitUntil(async () => (await campaignState(workspace, 'waves')) === 'completed', {
-    timeoutMs: 240_000,
-    intervalMs: 250,
-    message: () => `campaign waves completed; daemon tail:\n${daemon.stdout().slice(-3000)}`,
-  });
-  const metrics = (await httpGet(`${workspace.httpUrl}/metrics`)).body;
-  expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-  await assertCampaignRules(workspace, [spec], await sim.calls());
-  assertNoSecrets([daemon.stdout(), daemon.stderr()], 'the daemon output');
-  return metrics;
-}
-
-const rateLimited = (metrics: string): number => Number(/^campaignd_api_rate_limited_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
+// 5 + 80/min stays under both of the services' windows (20 per 10 s, 100 per minute).
+const BELOW_LIMIT = { perMinute: 80, burst: 5 };
 
 describe('fault waves against a real daemon (stress)', () => {
-  it('5xx, latency and lost answers under the emulated limit: finishes, and never trips the limiter', async () => {
-    const metrics = await runWave({
-      seed: 31,
-      simArgs: ['--rate-limit', '100/min'],
-      faults: [
-        { server_error: 0.1, server_status: 502, latency_ms: 50 },
-        { path: '/api/user/make_call', drop_after_create: 0.1 },
-      ],
-      // 5 + 80/min stays under both of the simulator's windows (20 per 10 s, 100 per minute).
-      budget: { perMinute: 80, burst: 5 },
-    });
-    expect(rateLimited(metrics)).toBe(0);
-    expect(metrics).toMatch(/^campaignd_api_requests_total\{[^}]*status="502"[^}]*\} \d+$/m);
+  it('simulator: 5xx, latency and lost answers under the emulated limit: finishes, and never trips the limiter', async () => {
+    const report = await runFaultWaves(
+      {
+        service: 'simulator',
+        seed: 31,
+        rateLimit: true,
+        waves: [{ rules: [{ serverError: 0.1, serverStatus: 502, latencyMs: 50 }, { path: '/api/user/make_call', dropAfterCreate: 0.1 }] }],
+        budget: BELOW_LIMIT,
+      },
+      (w) => (ws = w),
+    );
+    expect(report.daemonRateLimited).toBe(0);
+    expect(report.metrics).toMatch(/^campaignd_api_requests_total\{[^}]*status="502"[^}]*\} \d+$/m);
   });
 
-  it('429 waves with Retry-After and 503s: finishes with every rule kept', async () => {
-    const metrics = await runWave({
-      seed: 32,
-      simArgs: [],
-      faults: [{ rate_limited: 0.25, retry_after: 1 }, { server_error: 0.1, server_status: 503 }],
-      budget: { perMinute: 600, burst: 30 },
-    });
-    expect(rateLimited(metrics)).toBeGreaterThan(0);
+  it('simulator: 429 waves with Retry-After and 503s: finishes with every rule kept', async () => {
+    const report = await runFaultWaves(
+      {
+        service: 'simulator',
+        seed: 32,
+        rateLimit: false,
+        waves: [{ rules: [{ rateLimited: 0.25, retryAfter: 1, retryAfterIn: 'both' }, { serverError: 0.1, serverStatus: 503 }] }],
+        budget: { perMinute: 600, burst: 30 },
+      },
+      (w) => (ws = w),
+    );
+    expect(report.daemonRateLimited).toBeGreaterThan(0);
   });
+
+  for (const seed of [41, 42]) {
+    it(`fake seed ${seed}: cycling waves of 5xx, header-only and body-only 429s, latency, resets and lost answers, with voicemail, under the fake's limit`, async () => {
+      const report = await runFaultWaves(
+        { service: 'fake', seed, rateLimit: true, waves: FAKE_WAVES, budget: BELOW_LIMIT, leads: 40, voicemail: true, finishTimeoutMs: 540_000 },
+        (w) => (ws = w),
+      );
+      // The fake's own limiter never had to refuse anything; every 429 the daemon saw was injected.
+      expect(report.limiterRefusals).toBe(0);
+      expect(report.injected429s).toBeGreaterThan(0);
+      expect(report.daemonRateLimited).toBe(report.injected429s);
+    }, 600_000);
+  }
 });
