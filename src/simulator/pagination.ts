@@ -20,13 +20,21 @@ export function queryObject(url: URL): Record<string, string> {
 /**
  * The pagination envelope of spec 2.9, shaped like Laravel's length-aware paginator.
  * Page URLs keep the request's other query parameters (filters, per_page) so a client
- * that follows `next_page_url` stays on the same result set.
+ * that follows `next_page_url` stays on the same result set. `toRecord` shapes only the
+ * page's items, so a page costs the same however many items match.
  */
-export function paginate<T>(items: T[], page: number, perPage: number, origin: string, url: URL): Record<string, unknown> {
+export function paginate<T, R = T>(
+  items: readonly T[],
+  page: number,
+  perPage: number,
+  origin: string,
+  url: URL,
+  toRecord: (item: T) => R = (item) => item as unknown as R,
+): Record<string, unknown> {
   const total = items.length;
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const start = (page - 1) * perPage;
-  const data = items.slice(start, start + perPage);
+  const data = items.slice(start, start + perPage).map(toRecord);
   const path = `${origin}${url.pathname}`;
   const pageUrl = (n: number): string => {
     const q = new URLSearchParams(url.searchParams);
@@ -37,7 +45,9 @@ export function paginate<T>(items: T[], page: number, perPage: number, origin: s
   const links: { url: string | null; label: string; active: boolean }[] = [
     { url: page > 1 ? pageUrl(page - 1) : null, label: '&laquo; Previous', active: false },
   ];
-  for (let n = 1; n <= lastPage; n++) links.push({ url: pageUrl(n), label: String(n), active: n === page });
+  for (const n of linkedPages(page, lastPage)) {
+    links.push(n === null ? { url: null, label: '...', active: false } : { url: pageUrl(n), label: String(n), active: n === page });
+  }
   links.push({ url: page < lastPage ? pageUrl(page + 1) : null, label: 'Next &raquo;', active: false });
   return {
     current_page: page,
@@ -54,4 +64,14 @@ export function paginate<T>(items: T[], page: number, perPage: number, origin: s
     to: data.length > 0 ? start + data.length : null,
     total,
   };
+}
+
+/** Pages Laravel's URL window links (3 on each side of the current one); null is a "..." gap. */
+export function linkedPages(page: number, lastPage: number, onEachSide = 3): (number | null)[] {
+  const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+  const window = onEachSide * 2;
+  if (lastPage < window + 8) return range(1, lastPage);
+  if (page <= window) return [...range(1, window + 2), null, ...range(lastPage - 1, lastPage)];
+  if (page > lastPage - window) return [...range(1, 2), null, ...range(lastPage - (window + 2), lastPage)];
+  return [...range(1, 2), null, ...range(page - onEachSide, page + onEachSide), null, ...range(lastPage - 1, lastPage)];
 }

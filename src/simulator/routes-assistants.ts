@@ -42,8 +42,8 @@ export const updateAssistant: Handler = ({ body, state, user, clock, params }) =
 export const listAssistants: Handler = ({ state, user, url, origin }) => {
   const parsed = parseWith(listAssistantsQuery, queryObject(url));
   if (!parsed.ok) return validationFailed(parsed.errors);
-  const records = live(state.allOf(state.assistants, user.id)).map((a) => assistantRecord(state, a));
-  return json(200, paginate(records, parsed.data.page, parsed.data.per_page, origin, url));
+  const assistants = live(state.allOf(state.assistants, user.id));
+  return json(200, paginate(assistants, parsed.data.page, parsed.data.per_page, origin, url, (a) => assistantRecord(state, a)));
 };
 
 /** GET /api/user/assistants/outbound (4.12): a plain array of outbound summaries. */

@@ -46,9 +46,8 @@ export const listCalls: Handler = ({ state, user, url, origin }) => {
     .filter((c) => q.campaign_id === undefined || c.campaignId === q.campaign_id)
     .filter((c) => from === null || c.createdAt >= from)
     .filter((c) => to === null || c.createdAt < to + DAY_MS)
-    .sort((a, b) => b.id - a.id)
-    .map((c) => callRecord(state, c));
-  return json(200, paginate(calls, q.page, q.per_page, origin, url));
+    .sort((a, b) => b.id - a.id);
+  return json(200, paginate(calls, q.page, q.per_page, origin, url, (c) => callRecord(state, c)));
 };
 
 // Compares numbers by digits: an unencoded `+` in a query string arrives as a space.

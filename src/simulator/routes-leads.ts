@@ -76,10 +76,10 @@ export function listLeads(paginated: boolean): Handler {
       .filter((l) => q.campaign_id === undefined || l.campaignId === q.campaign_id)
       .filter((l) => q.phone_number === undefined || l.phone_number.includes(q.phone_number))
       .filter((l) => from === null || l.createdAt >= from)
-      .filter((l) => to === null || l.createdAt < to + DAY_MS)
-      .map((l) => leadRecord(state, l));
-    if (!paginated) return json(200, leads);
-    return json(200, paginate(leads, q.page ?? 1, q.per_page ?? 15, origin, url));
+      .filter((l) => to === null || l.createdAt < to + DAY_MS);
+    const record = (l: (typeof leads)[number]) => leadRecord(state, l);
+    if (!paginated) return json(200, leads.map(record));
+    return json(200, paginate(leads, q.page ?? 1, q.per_page ?? 15, origin, url, record));
   };
 }
 
