@@ -13,6 +13,8 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a statement waits for another connection's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /** SQLite page cache of this connection, in MiB (default 32; the daemon uses DAEMON_CACHE_MIB). */
+  cacheMiB?: number;
 }
 
 /** An open store: the kysely handle, its file, and how to close it. */
@@ -27,6 +29,21 @@ export interface DatabaseHandle {
 
 /** WAL pages (4 KiB) before SQLite checkpoints by itself: about 40 MB. */
 const AUTO_CHECKPOINT_PAGES = 10_000;
+
+/**
+ * Page cache of a one-shot command (import, status): 32 MiB instead of SQLite's 2 MiB keeps
+ * the hot parts of a million-lead campaign's indexes in memory while it scans or loads them.
+ */
+const DEFAULT_CACHE_MIB = 32;
+
+/**
+ * Page cache of the daemon. It stays resident for months and a full one is a quarter of
+ * the 200 MB budget (issue 6); start-up recovery scans the leads table and fills whatever
+ * size is set. The claim path touches a few pages per campaign plus the pages of the rows
+ * it writes, and a miss is a read from the OS page cache, not the disk: 8 MiB costs no
+ * measurable claim time and saves ~25 MB resident (bench/RESULTS.md, daemon-memory).
+ */
+export const DAEMON_CACHE_MIB = 8;
 
 /** Thrown when a readonly open finds no database file. */
 export class DatabaseMissingError extends Error {
@@ -68,9 +85,8 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
       sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     }
     sqlite.pragma('synchronous = NORMAL');
-    // 32 MiB of page cache instead of 2 MiB: the hot parts of a million-lead campaign's
-    // indexes stay in memory for imports and the claim query.
-    sqlite.pragma('cache_size = -32768');
+    // A negative cache_size is in KiB.
+    sqlite.pragma(`cache_size = -${Math.max(1, Math.floor((opts.cacheMiB ?? DEFAULT_CACHE_MIB) * 1024))}`);
   } catch (err) {
     sqlite.close();
     throw err;
