@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Entry point for `npx campaignd`. Runs the TypeScript sources through tsx so that a
-// fresh `npm ci` needs no build step; `npm run build` + `node dist/src/main.js` is the
-// compiled alternative used by the container image.
+// Entry point for `npx campaignd` (development, the demo, the tests). Runs the TypeScript
+// sources through tsx so that a fresh `npm ci` needs no build step. The deployments run
+// the compiled build instead (`npm run build`, bin/campaignd-dist.mjs): the tsx loader
+// and its worker thread cost 20–45 MB of resident memory that a daemon should not carry.
 import { register } from 'tsx/esm/api';
 
 register();
