@@ -4,7 +4,7 @@ import type { LoadedConfig } from './config/types.js';
 import type { Logger } from './log/logger.js';
 import type { Clock } from './time/clock.js';
 import type { Database } from './store/types.js';
-import { DAEMON_CACHE_MIB, openDatabase, type DatabaseHandle } from './store/database.js';
+import { openDatabase, type DatabaseHandle } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import type { EngineClient } from './engine/ports.js';
@@ -58,7 +58,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const { clock, logger } = opts;
   const daemon = opts.config.daemon;
   const metrics = opts.metrics ?? createMetrics();
-  const store: DatabaseHandle = openDatabase(opts.databaseFile ?? daemon.database, { cacheMiB: DAEMON_CACHE_MIB });
+  const store: DatabaseHandle = openDatabase(opts.databaseFile ?? daemon.database);
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
   const runCleanups = async (): Promise<void> => {
     // Last in, first out; every cleanup runs even when one fails.

@@ -13,8 +13,6 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a statement waits for another connection's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
-  /** SQLite page cache of this connection, in MiB (default 32; the daemon uses DAEMON_CACHE_MIB). */
-  cacheMiB?: number;
 }
 
 /** An open store: the kysely handle, its file, and how to close it. */
@@ -31,19 +29,14 @@ export interface DatabaseHandle {
 const AUTO_CHECKPOINT_PAGES = 10_000;
 
 /**
- * Page cache of a one-shot command (import, status): 32 MiB instead of SQLite's 2 MiB keeps
- * the hot parts of a million-lead campaign's indexes in memory while it scans or loads them.
+ * SQLite page cache per connection, in KiB: 8 MiB (SQLite's default is 2 MiB). A cache
+ * fills to its size in any process that reads enough pages (the daemon's start-up recovery
+ * scans the leads table) and stays resident, so it counts against the daemon's 200 MB
+ * (issue 6). At 1,000,000 leads, 32 MiB bought nothing measurable over 8 MiB — claim p50 and
+ * p99, a first import and a re-import of 1M rows, status — since a miss reads from the OS
+ * page cache, not the disk; it cost ~25 MB resident (bench/RESULTS.md, daemon-memory).
  */
-const DEFAULT_CACHE_MIB = 32;
-
-/**
- * Page cache of the daemon. It stays resident for months and a full one is a quarter of
- * the 200 MB budget (issue 6); start-up recovery scans the leads table and fills whatever
- * size is set. The claim path touches a few pages per campaign plus the pages of the rows
- * it writes, and a miss is a read from the OS page cache, not the disk: 8 MiB costs no
- * measurable claim time and saves ~25 MB resident (bench/RESULTS.md, daemon-memory).
- */
-export const DAEMON_CACHE_MIB = 8;
+const CACHE_KIB = 8 * 1024;
 
 /** Thrown when a readonly open finds no database file. */
 export class DatabaseMissingError extends Error {
@@ -86,7 +79,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     }
     sqlite.pragma('synchronous = NORMAL');
     // A negative cache_size is in KiB.
-    sqlite.pragma(`cache_size = -${Math.max(1, Math.floor((opts.cacheMiB ?? DEFAULT_CACHE_MIB) * 1024))}`);
+    sqlite.pragma(`cache_size = -${CACHE_KIB}`);
   } catch (err) {
     sqlite.close();
     throw err;

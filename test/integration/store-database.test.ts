@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
-import { DAEMON_CACHE_MIB, DatabaseMissingError, openDatabase, storeSettings, type DatabaseHandle } from '../../src/store/database.js';
+import { DatabaseMissingError, openDatabase, storeSettings, type DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest, NewerSchemaError, schemaStatus } from '../../src/store/migrate.js';
 import { ManualClock } from '../../src/time/clock.js';
 
@@ -52,14 +52,14 @@ describe('openDatabase', () => {
     expect(await storeSettings(h)).toEqual({ journalMode: 'wal', synchronous: '1', foreignKeys: '1', busyTimeout: '5000' });
   });
 
-  it('gives one-shot commands a 32 MiB page cache and the daemon the smaller one it asks for', async () => {
+  it('gives every connection an 8 MiB page cache, read-only ones too', async () => {
     const cacheKiB = async (h: DatabaseHandle): Promise<number> => {
       const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(h.db);
       return -Number(rows[0]?.cache_size);
     };
-    const dir = tempDir();
-    expect(await cacheKiB(open(path.join(dir, 'a.db')))).toBe(32 * 1024);
-    expect(await cacheKiB(open(path.join(dir, 'b.db'), { cacheMiB: DAEMON_CACHE_MIB }))).toBe(DAEMON_CACHE_MIB * 1024);
+    const file = path.join(tempDir(), 'campaignd.db');
+    expect(await cacheKiB(open(file))).toBe(8 * 1024);
+    expect(await cacheKiB(open(file, { readonly: true }))).toBe(8 * 1024);
   });
 
   it('keeps the mode an operator chose for an existing file', async () => {
