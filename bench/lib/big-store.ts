@@ -13,6 +13,18 @@ export interface BigStoreSummary {
   campaigns: number;
 }
 
+/** The name of the c-th campaign (1-based) of a big store. */
+export function bigStoreCampaignName(c: number): string {
+  return `campaign-${String(c).padStart(3, '0')}`;
+}
+
+/** The phone numbers of the c-th campaign (1-based), in insertion order: lead i belongs to campaign (i % campaigns) + 1. */
+export function bigStoreCampaignPhones(c: number, leads: number, campaigns: number): string[] {
+  const phones: string[] = [];
+  for (let i = c - 1; i < leads; i += campaigns) phones.push(benchPhone(i));
+  return phones;
+}
+
 /** Fills `file` (which must not exist) with `leads` leads over `campaigns` campaigns. */
 export async function buildBigStore(file: string, leads: number, campaigns: number, now: number): Promise<BigStoreSummary> {
   const setup = openDatabase(file);
@@ -36,7 +48,7 @@ export async function buildBigStore(file: string, leads: number, campaigns: numb
   );
   raw.transaction(() => {
     for (let c = 1; c <= campaigns; c++) {
-      const name = `campaign-${String(c).padStart(3, '0')}`;
+      const name = bigStoreCampaignName(c);
       insertCampaign.run(name, JSON.stringify(benchCampaign(name, 1)), now - 86_400_000, now - 86_400_000);
     }
   })();

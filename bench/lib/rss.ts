@@ -1,5 +1,7 @@
 // Resident-memory sampling: the benchmarks report the peak RSS of the phase they measure,
 // not of the set-up that preceded it (building a million-row file is not the daemon's cost).
+// readProcMemory reads another process's figures, for benchmarks of a real daemon.
+import fs from 'node:fs';
 
 export interface RssSampler {
   /** Peak RSS in bytes since start (or the last reset). */
@@ -23,4 +25,24 @@ export function sampleRss(intervalMs = 20): RssSampler {
     },
     stop: () => clearInterval(timer),
   };
+}
+
+/** Resident memory of another process, from /proc/PID/status (Linux). */
+export interface ProcMemory {
+  /** Resident set now (VmRSS), bytes. */
+  rss: number;
+  /** Highest resident set since the process started (VmHWM), bytes: catches peaks between samples. */
+  hwm: number;
+}
+
+/** Reads VmRSS and VmHWM of `pid`; null once the process is gone. */
+export function readProcMemory(pid: number): ProcMemory | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
