@@ -25,6 +25,8 @@ export interface FakeFaultRule {
   server_status?: number;
   html?: boolean;
   drop_after_create?: number;
+  /** The rule answers at most this many requests, then stands aside. */
+  times?: number;
 }
 
 /** A wave: its rules hold for `duration_ms` (forever without), then the next wave's. */
@@ -57,6 +59,8 @@ export interface FakeStats {
   redirects: number;
   /** GET /login: only a client that follows the redirect of a bad token comes here. */
   login_page_views: number;
+  /** Call-list requests by the page asked for ("1", "2", …). */
+  call_list_pages: Record<string, number>;
   webhooks: { sent: number; ok: number; refused: number; failed: number };
   injected: { reset: number; rate_limited_header: number; rate_limited_body: number; server_error: number; latency: number; drop_after_create: number };
 }

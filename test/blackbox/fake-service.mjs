@@ -34,7 +34,7 @@ if (opts.help) {
   process.exit(0);
 }
 
-const stats = { requests: 0, by_route: {}, rate_limited: 0, redirects: 0, login_page_views: 0, webhooks: { sent: 0, ok: 0, refused: 0, failed: 0 } };
+const stats = { requests: 0, by_route: {}, rate_limited: 0, redirects: 0, login_page_views: 0, call_list_pages: {}, webhooks: { sent: 0, ok: 0, refused: 0, failed: 0 } };
 const assistants = createAssistants({ outboundId: opts.assistantId, timezone: 'America/Chicago' });
 const calls = createCalls(opts, (call) => deliver(call));
 const deliver = createWebhookSender({ assistants, zone: opts.serverTimezone, stats });

@@ -83,6 +83,7 @@ describe('the black-box fake service', () => {
         seen.push(String(c.id));
       }
     }
+    expect((await fake.stats()).call_list_pages).toEqual({ 1: 1, 2: 1, 3: 1 });
     // Pages partition the calls newest first (the order inside a page is shuffled).
     const newestFirst = [...recorded].sort((a, b) => b.created_at_ms - a.created_at_ms).map((c) => c.id);
     for (let p = 0; p < 3; p++) expect(new Set(seen.slice(p * 2, p * 2 + 2))).toEqual(new Set(newestFirst.slice(p * 2, p * 2 + 2)));
@@ -135,6 +136,11 @@ describe('the black-box fake service', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('3');
     expect(await limited.json()).not.toHaveProperty('retry_after');
+    // `times`: the rule answers that many requests, then stands aside.
+    await fake.setWaves([{ rules: [{ rate_limited_body: 1, retry_after: 2, times: 1 }] }]);
+    const once = await fetch(`${fake.url}/api/user/assistants/outbound`, { headers: auth });
+    expect([once.status, once.headers.get('retry-after'), ((await once.json()) as { retry_after: number }).retry_after]).toEqual([429, null, 2]);
+    expect((await fetch(`${fake.url}/api/user/assistants/outbound`, { headers: auth })).status).toBe(200);
     // The controls live on their own port only.
     expect((await fetch(`${fake.url}/calls`)).status).toBe(404);
   });

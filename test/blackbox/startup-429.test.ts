@@ -23,19 +23,16 @@ describe('black-box: start-up against a service that answers 429', () => {
     ws = await makeWorkspace({ simUrl: fake.url, campaigns: [spec], serverTimezone: fake.serverTimezone, assistantId: fake.assistantId, rateLimit: { perMinute: 80, burst: 5 } });
     const workspace = ws;
     await setFakeWebhook(fake, SECRETS.token, webhookUrl(workspace));
-    // Every request of the first 2.4 s is refused with a 1 s wait; then the service is calm.
-    await fake.setWaves([
-      { duration_ms: 1200, rules: [{ rate_limited_header: 1, retry_after: 1 }] },
-      { duration_ms: 1200, rules: [{ rate_limited_body: 1, retry_after: 1 }] },
-      { rules: [] },
-    ]);
+    // The daemon's first two requests are refused with a 1 s wait in the header, the next
+    // two with one in the body; then the service is calm.
+    await fake.setWaves([{ rules: [{ rate_limited_header: 1, retry_after: 1, times: 2 }, { rate_limited_body: 1, retry_after: 1, times: 2 }] }]);
 
     const daemon = await startDaemon(workspace, daemonEnv());
     await waitUntil(async () => (await campaignState(workspace, 'startup')) === 'completed', { timeoutMs: 30_000, intervalMs: 100, message: () => `campaign startup completed; daemon tail:\n${daemon.stdout().slice(-2000)}` });
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
     const { injected } = await fake.stats();
-    expect(injected.rate_limited_header).toBeGreaterThan(0);
-    expect(injected.rate_limited_body).toBeGreaterThan(0);
+    expect(injected.rate_limited_header).toBe(2);
+    expect(injected.rate_limited_body).toBe(2);
     await assertCampaignRulesShowingCalls(workspace, [spec], recordedFromFake(await fake.calls()));
     assertNoSecrets([daemon.stdout(), daemon.stderr()], 'the daemon output');
   }, 60_000);

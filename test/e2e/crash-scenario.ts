@@ -27,6 +27,9 @@ export interface CrashScenario {
   service?: ServiceKind;
   /** Answering machines pick up some calls; the end waits until the daemon confirmed every webhook success. */
   voicemail?: boolean;
+  /** Service options beyond the seed: make_call names the call; the call list's page size cap (fake). */
+  callIdInAnswer?: boolean;
+  maxPerPage?: number;
   seed: number;
   kills: number;
   leads: number;
@@ -45,6 +48,8 @@ export interface CrashReport {
   daemons: Proc[];
   killedExits: { code: number | null; signal: NodeJS.Signals | null }[];
   unknownAnswers: number;
+  /** The service's own counters, when it keeps them. */
+  serviceStats: unknown;
   workspace: Workspace;
 }
 
@@ -56,7 +61,12 @@ const ACTIVITY = /"msg":"(call placed|call ended|make_call answer lost[^"]*)"/;
  */
 export async function runCrashScenario(s: CrashScenario, onWorkspace: (ws: Workspace) => void): Promise<CrashReport> {
   const rand = mulberry32(s.seed);
-  const service = await startService(s.service ?? 'simulator', { seed: s.seed, voicemail: s.voicemail ?? false });
+  const service = await startService(s.service ?? 'simulator', {
+    seed: s.seed,
+    voicemail: s.voicemail ?? false,
+    callIdInAnswer: s.callIdInAnswer ?? false,
+    ...(s.maxPerPage ? { maxPerPage: s.maxPerPage } : {}),
+  });
   await service.setFaults([{ rules: [{ path: '/api/user/make_call', dropAfterCreate: s.dropShare }] }]);
   const nums = numbers(s.leads + Math.ceil(s.leads / 5));
   const leads: string[][] = [];
@@ -95,5 +105,5 @@ export async function runCrashScenario(s: CrashScenario, onWorkspace: (ws: Works
   await assertCampaignRulesShowingCalls(ws, [spec], calls);
   assertNoSecrets(daemons.flatMap((d) => [d.stdout(), d.stderr()]), 'the daemon output');
   const unknownAnswers = daemons.reduce((n, d) => n + d.count(/make_call answer lost/), 0);
-  return { calls, daemons, killedExits, unknownAnswers, workspace: ws };
+  return { calls, daemons, killedExits, unknownAnswers, serviceStats: await service.stats(), workspace: ws };
 }

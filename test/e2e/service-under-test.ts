@@ -65,6 +65,10 @@ export interface ServiceOptions {
    * settle only after its next poll (see unconfirmedSuccesses).
    */
   voicemail?: boolean;
+  /** make_call answers name the call (`call_id`; the fake sends it as a string). */
+  callIdInAnswer?: boolean;
+  /** The fake caps `per_page` of the call list at this (default 100), so listings span pages. */
+  maxPerPage?: number;
 }
 
 /** The fake's outcome shares without and with answering machines. */
@@ -78,7 +82,9 @@ export async function startService(kind: ServiceKind, opts: ServiceOptions): Pro
 async function startSimulatorService(opts: ServiceOptions): Promise<ServiceUnderTest> {
   // QUICK_OUTCOMES has no voicemail: the simulator's voicemails talk for minutes.
   if (opts.voicemail) throw new Error('the simulator profile of these scenarios has no voicemail outcome');
-  const sim = await startSimulator({ token: SECRETS.token, seed: opts.seed, extra: opts.rateLimit ? ['--rate-limit', '100/min'] : [] });
+  if (opts.maxPerPage) throw new Error('the simulator serves per_page as asked');
+  const extra = [...(opts.rateLimit ? ['--rate-limit', '100/min'] : []), ...(opts.callIdInAnswer ? ['--call-id'] : [])];
+  const sim = await startSimulator({ token: SECRETS.token, seed: opts.seed, extra });
   return {
     kind: 'simulator',
     url: sim.url,
@@ -115,7 +121,14 @@ function simulatorFault(r: FaultRule): Record<string, unknown> {
 }
 
 async function startFakeService(opts: ServiceOptions): Promise<ServiceUnderTest> {
-  const fake = await startFake({ token: SECRETS.token, seed: opts.seed, rateLimit: opts.rateLimit ? '100/min' : 'off', outcomes: FAKE_OUTCOMES[opts.voicemail ? 'voicemail' : 'quick'] });
+  const fake = await startFake({
+    token: SECRETS.token,
+    seed: opts.seed,
+    rateLimit: opts.rateLimit ? '100/min' : 'off',
+    outcomes: FAKE_OUTCOMES[opts.voicemail ? 'voicemail' : 'quick'],
+    callId: opts.callIdInAnswer ?? false,
+    ...(opts.maxPerPage ? { maxPerPage: opts.maxPerPage } : {}),
+  });
   return {
     kind: 'fake',
     url: fake.url,

@@ -49,16 +49,22 @@ describe('fault waves against a real daemon (stress)', () => {
     expect(report.daemonRateLimited).toBeGreaterThan(0);
   });
 
-  for (const seed of [41, 42]) {
-    it(`fake seed ${seed}: cycling waves of 5xx, header-only and body-only 429s, latency, resets and lost answers, with voicemail, under the fake's limit`, async () => {
+  // Voicemail in one run only: the daemon learns of a voicemail from its next call-list
+  // read, up to its 5-minute backstop after the last webhook, and the run waits for that.
+  for (const { seed, voicemail } of [
+    { seed: 41, voicemail: true },
+    { seed: 42, voicemail: false },
+  ]) {
+    it(`fake seed ${seed}: cycling waves of 5xx, header-only and body-only 429s, latency, resets and lost answers${voicemail ? ', with voicemail' : ''}, under the fake's limit`, async () => {
       const report = await runFaultWaves(
-        { service: 'fake', seed, rateLimit: true, waves: FAKE_WAVES, budget: BELOW_LIMIT, leads: 40, voicemail: true, finishTimeoutMs: 540_000 },
+        { service: 'fake', seed, rateLimit: true, waves: FAKE_WAVES, budget: BELOW_LIMIT, leads: 40, voicemail, finishTimeoutMs: 540_000 },
         (w) => (ws = w),
       );
+      const stats = JSON.stringify(report.serviceStats);
       // The fake's own limiter never had to refuse anything; every 429 the daemon saw was injected.
-      expect(report.limiterRefusals).toBe(0);
-      expect(report.injected429s).toBeGreaterThan(0);
-      expect(report.daemonRateLimited).toBe(report.injected429s);
+      expect(report.limiterRefusals, stats).toBe(0);
+      expect(report.injected429s, stats).toBeGreaterThan(0);
+      expect(report.daemonRateLimited, stats).toBe(report.injected429s);
     }, 600_000);
   }
 });

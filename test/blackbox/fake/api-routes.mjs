@@ -105,6 +105,7 @@ function listCalls(ctx, res, url, fault) {
   // across pages, never go missing), but the order WITHIN a page changes per request.
   items = [...items].sort((a, b) => b.created_ms - a.created_ms);
   const page = pageQuery(q, 15, ctx.opts.maxPerPage);
+  ctx.stats.call_list_pages[page.page] = (ctx.stats.call_list_pages[page.page] ?? 0) + 1;
   const rand = ctx.opts.listOrder === 'page-shuffled' ? stream(ctx.opts.seed, 'list', ctx.stats.requests) : null;
   const env = envelope(items, page, `${ctx.baseUrl}/api/user/calls`, rand);
   env.data = env.data.map((c) => callRecord(c, zone));

@@ -10,6 +10,7 @@
 //   html                  5xx bodies are a proxy's HTML page instead of JSON
 //   drop_after_create     share of make_call requests whose connection is reset AFTER
 //                         the call was created (the client never learns it exists)
+//   times                 the rule answers at most this many requests, then stands aside
 // Draws come from seeded streams in arrival order: one for the faults that answer a
 // request, one for lost make_call answers, so the n-th request meets the same fault in
 // every run with the same seed and plan, whatever mix of endpoints came before it.
@@ -28,7 +29,8 @@ export function planProblems(plan) {
       for (const k of SHARES) {
         if (r[k] !== undefined && !(typeof r[k] === 'number' && r[k] >= 0 && r[k] <= 1)) problems.push(`waves[${i}].rules[${j}].${k} must be a share in [0, 1]`);
       }
-      const unknown = Object.keys(r).filter((k) => ![...SHARES, 'path', 'latency_ms', 'retry_after', 'server_status', 'html'].includes(k));
+      if (r.times !== undefined && !(Number.isInteger(r.times) && r.times > 0)) problems.push(`waves[${i}].rules[${j}].times must be a positive integer`);
+      const unknown = Object.keys(r).filter((k) => ![...SHARES, 'path', 'latency_ms', 'retry_after', 'server_status', 'html', 'times'].includes(k));
       if (unknown.length) problems.push(`waves[${i}].rules[${j}]: unknown ${unknown.join(', ')}`);
     }
   });
@@ -41,6 +43,7 @@ export function createFaults(seed) {
   const dropRand = stream(seed, 'drops');
   let plan = null;
   let since = 0;
+  let used = new Map(); // rule → requests it answered (for `times`)
   const injected = { reset: 0, rate_limited_header: 0, rate_limited_body: 0, server_error: 0, latency: 0, drop_after_create: 0 };
 
   function activeRules(now) {
@@ -63,6 +66,7 @@ export function createFaults(seed) {
     const out = { latencyMs: 0, action: null, retryAfter: 1, status: 500, html: false, dropAfterCreate: false };
     for (const r of activeRules(now)) {
       if (r.path && r.path !== path) continue;
+      if (r.times !== undefined && (used.get(r) ?? 0) >= r.times) continue;
       if (r.latency_ms !== undefined) {
         const ms = Array.isArray(r.latency_ms) ? between(rand, r.latency_ms[0], r.latency_ms[1]) : r.latency_ms;
         if (ms > 0) {
@@ -76,6 +80,7 @@ export function createFaults(seed) {
           out.retryAfter = r.retry_after ?? 1;
           out.status = r.server_status ?? 500;
           out.html = r.html === true;
+          used.set(r, (used.get(r) ?? 0) + 1);
         }
       }
       if (path === '/api/user/make_call' && r.drop_after_create && dropRand() < r.drop_after_create) out.dropAfterCreate = true;
@@ -91,6 +96,7 @@ export function createFaults(seed) {
     set(newPlan, now) {
       plan = newPlan;
       since = now;
+      used = new Map();
     },
     clear() {
       plan = null;
