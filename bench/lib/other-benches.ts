@@ -34,15 +34,19 @@ export function clientFigures(out: string): Figure[] {
   return figures;
 }
 
-/** Figures from bench/import-leads.ts output (goal of issue 3: ≥ 50,000 rows/s under 300 MB). */
+/**
+ * Figures from bench/import-leads.ts output (goal of issue 3: ≥ 50,000 rows/s under 300 MB).
+ * The memory goal is judged on `campaignd leads import` as users run it (BENCH-FIGURE
+ * lines of the benchmark itself); the benchmark's own process is only reported.
+ */
 export function importFigures(out: string): Figure[] {
   const figures: Figure[] = [];
   const first = /^import\s+([\d,]+) rows in ([\d.]+) s = ([\d,]+) rows\/s/m.exec(out);
   if (first) figures.push(figure('import-leads', 'lead import', num(first[3]), 'rows/s', atLeast(50_000, 'rows/s'), `${first[1]} rows`));
   const again = /^re-import\s+([\d,]+) rows in ([\d.]+) s = ([\d,]+) rows\/s/m.exec(out);
   if (again) figures.push(figure('import-leads', 'lead re-import (unchanged)', num(again[3]), 'rows/s', atLeast(50_000, 'rows/s')));
-  const rss = /peak RSS\s+([\d.]+) MB/.exec(out);
-  if (rss) figures.push(figure('import-leads', 'import peak RSS', num(rss[1]), 'MB', atMost(300, 'MB')));
+  const rss = /in-process peak RSS\s+([\d.]+) MB/.exec(out);
+  if (rss) figures.push(figure('import-leads', 'import peak RSS, in-process (bench under tsx)', num(rss[1]), 'MB', undefined, 'import + re-import; the timing harness, not a user'));
   return figures;
 }
 

@@ -46,3 +46,21 @@ export function readProcMemory(pid: number): ProcMemory | null {
   const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) * 1024;
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
+
+/**
+ * Follows VmHWM of another process every `intervalMs` until stopped. A process that exits
+ * takes its last few milliseconds with it: `peak()` is the highest value read.
+ */
+export function followProcPeak(pid: number, intervalMs = 20): { peak(): number; stop(): void } {
+  let peak = 0;
+  const read = (): void => {
+    const m = readProcMemory(pid);
+    if (m && m.hwm > peak) peak = m.hwm;
+  };
+  read();
+  const timer = setInterval(read, intervalMs);
+  return {
+    peak: () => peak,
+    stop: () => clearInterval(timer),
+  };
+}
