@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_status_counts.js';
+import * as m0003 from './0003_provisional_index.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -13,4 +14,5 @@ export interface Migration {
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_status_counts': m0002,
+  '0003_provisional_index': m0003,
 };

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { prepared } from '../store/prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import {
@@ -237,14 +237,30 @@ const liveAttemptByPhoneQuery = prepared((db, v: { phone: string }) =>
 
 /** Ended attempts whose success came from a webhook without `answered_by`, awaiting a poll. */
 export async function unconfirmedAttempts(db: Db, since: number): Promise<AttemptRow[]> {
-  return db
-    .selectFrom('attempts')
-    .selectAll()
-    .where('state', '=', 'ended')
-    .where('outcome_source', '=', 'webhook')
-    .where('outcome', '=', 'success')
+  return provisional(db.selectFrom('attempts').selectAll()).where('ended_at', '>=', since).execute();
+}
+
+/** When a campaign's newest webhook success still awaiting a poll ended (it may yet be a voicemail, to retry); null when none. */
+export async function newestUnconfirmedSuccess(db: Db, campaignId: number, since: number): Promise<number | null> {
+  const row = await provisional(db.selectFrom('attempts').select((eb) => eb.fn.max('ended_at').as('at')))
+    .where('campaign_id', '=', campaignId)
     .where('ended_at', '>=', since)
-    .execute();
+    .executeTakeFirst();
+  return row?.at == null ? null : Number(row.at);
+}
+
+/**
+ * A provisional success that a complete call listing did not show: nothing will ever
+ * say who answered, so the webhook's success stands. False when it was confirmed meanwhile.
+ */
+export async function finaliseUnconfirmed(db: Db, id: number): Promise<boolean> {
+  const res = await db.updateTable('attempts').set({ outcome_source: 'webhook-final' }).where('id', '=', id).where('state', '=', 'ended').where('outcome_source', '=', 'webhook').executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Narrows a query of attempts to provisional successes, with the literals of the partial index attempts_provisional. */
+function provisional<QB extends SelectQueryBuilder<Database, 'attempts', object>>(query: QB): QB {
+  return query.where('state', '=', sql.lit('ended')).where('outcome_source', '=', sql.lit('webhook')).where('outcome', '=', sql.lit('success')) as QB;
 }
 
 /** Counts attempts of a lead's contact that used up budget (for explain and checks). */

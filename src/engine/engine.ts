@@ -4,7 +4,7 @@ import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempts, liveCountsByCampaign, oldestPlacedAt, transitionAttempt, type ClaimInput } from './attempts.js';
+import { claimAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, oldestPlacedAt, transitionAttempt, type ClaimInput } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { pollOnce, type PollerOptions } from './poller.js';
@@ -69,6 +69,12 @@ const POLL_BACKSTOP_MS = 300_000;
 const POLL_OVERDUE_MS = 120_000;
 /** Webhooks count as arriving when one came within this long. */
 const WEBHOOKS_HEALTHY_MS = 10 * 60_000;
+/**
+ * A webhook success is looked for in the call list (who answered?) this long after it
+ * ended: long enough for a daemon stopped overnight; a complete listing that does not
+ * show the call ends the search sooner.
+ */
+const CONFIRM_WINDOW_MS = 24 * 3600_000;
 /** A call live this long without its webhook is looked for in the call list. */
 const CALL_OVERDUE_MS = 4 * 60_000;
 
@@ -82,7 +88,7 @@ export function createEngine(opts: EngineOptions) {
     stuckGraceMs: 5 * 60_000,
     defaultMaxDurationSeconds: 1200,
     serverTimezone: opts.serverTimezone,
-    confirmWindowMs: 30 * 60_000,
+    confirmWindowMs: CONFIRM_WINDOW_MS,
     ...opts.poller,
   };
 
@@ -98,6 +104,7 @@ export function createEngine(opts: EngineOptions) {
   let api: EngineStatus = { api: 'unknown', apiDetail: null };
   let accountPausedUntil = 0;
   let lastWebhookAt = Number.NEGATIVE_INFINITY;
+  let lastPollAt = Number.NEGATIVE_INFINITY;
   let cancelControlTimer: (() => void) | null = null;
   let cancelRemoteTimer: (() => void) | null = null;
   const remoteSeen = new Map<number, string>();
@@ -353,6 +360,14 @@ export function createEngine(opts: EngineOptions) {
 
   async function maybeComplete(c: RuntimeCampaign, now: number): Promise<void> {
     if (await hasActiveLeads(db, c.id)) return;
+    // A webhook success may still turn out to be a voicemail (rule 5 retries it): the
+    // campaign is complete only once the call list has said who answered.
+    const unconfirmed = await newestUnconfirmedSuccess(db, c.id, now - CONFIRM_WINDOW_MS);
+    if (unconfirmed !== null) {
+      // One poll round that started after the last of them ended settles them all.
+      if (unconfirmed >= lastPollAt) wakePoller();
+      return;
+    }
     const any = await db.selectFrom('leads').select('id').where('campaign_id', '=', c.id).limit(1).executeTakeFirst();
     if (!any) return;
     await db.updateTable('campaigns').set({ state: 'completed', completed_at: now, updated_at: now }).where('id', '=', c.id).where('state', '=', 'running').execute();
@@ -402,8 +417,11 @@ export function createEngine(opts: EngineOptions) {
       let delay = POLL_UNKNOWN_MS;
       try {
         if (api.api !== 'token-rejected') {
+          lastPollAt = clock.now();
           const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null }, pollerOptions);
           if (round.requests > 0 || round.settled > 0) log.debug({ ...round }, 'poll round');
+          // Confirmed or finalised successes may be what a campaign's completion waited for.
+          if (round.matched > 0 || round.finalised > 0) wake();
         } else {
           await probeToken();
         }

@@ -116,6 +116,8 @@ async function confirmProvisional(
   const provisional = attempt.state === 'ended' && attempt.outcome_source === 'webhook' && attempt.outcome === 'success';
   if (!provisional || obs.source !== 'poll' || obs.answeredBy === undefined) return { result: 'ignored' };
   if (cls === 'in-progress' || cls === 'unknown-status') return { result: 'ignored' };
+  // Bound to its call, the call can never be taken for a later attempt to the same number.
+  if (obs.callId && attempt.call_id === null) await setCallId(trx, attempt.id, obs.callId);
   const campaign = ctx.campaign(attempt.campaign_id);
   if (cls !== 'voicemail' || !campaign) {
     await trx

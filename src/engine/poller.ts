@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { AttemptRow, Database } from '../store/types.js';
-import { listLiveAttempts, transitionAttempt, unconfirmedAttempts } from './attempts.js';
+import { finaliseUnconfirmed, listLiveAttempts, transitionAttempt, unconfirmedAttempts } from './attempts.js';
 import { leadBackUncounted } from './lead-transitions.js';
 import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
@@ -21,7 +21,7 @@ export interface PollerOptions {
   /** Used when the assistant's max_duration is not known. */
   defaultMaxDurationSeconds: number;
   serverTimezone: string;
-  /** How long a webhook-only success waits for a poll to confirm it. */
+  /** How far back a webhook-only success is still looked for in the call list (a restart after a long stop included). */
   confirmWindowMs: number;
 }
 
@@ -36,6 +36,8 @@ export interface PollRound {
   matched: number;
   settled: number;
   stuck: number;
+  /** Provisional webhook successes a complete listing did not show (their success stands). */
+  finalised: number;
 }
 
 interface Target {
@@ -46,7 +48,7 @@ interface Target {
 /** Runs one polling round over every live (and provisionally ended) attempt. */
 export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<PollRound> {
   const startedAt = deps.now();
-  const round: PollRound = { requests: 0, matched: 0, settled: 0, stuck: 0 };
+  const round: PollRound = { requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0 };
   const live = await listLiveAttempts(deps.db);
   const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs);
   // Attempts whose make_call is still in flight are left to their answer.
@@ -60,7 +62,9 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
 
   for (const [assistantId, list] of byAssistant) {
     const complete = await pollAssistant(deps, opts, assistantId, list, round);
-    if (complete) round.settled += await settleUnmatched(deps, list, startedAt);
+    if (!complete) continue;
+    round.settled += await settleUnmatched(deps, list, startedAt);
+    round.finalised += await finaliseUnlisted(deps, list);
   }
   round.stuck += await closeStuck(deps, opts, live);
   return round;
@@ -165,6 +169,21 @@ async function settleUnmatched(deps: PollerDeps, targets: Target[], listedAt: nu
     }
   }
   return settled;
+}
+
+/**
+ * Webhook successes still provisional after a complete listing that did not show their
+ * call: no poll will ever say who answered, so the webhook's success becomes final
+ * instead of being looked for (page after page) at every round.
+ */
+async function finaliseUnlisted(deps: PollerDeps, targets: Target[]): Promise<number> {
+  let finalised = 0;
+  for (const { attempt, matched } of targets) {
+    if (matched || attempt.state !== 'ended') continue;
+    if (await finaliseUnconfirmed(deps.db, attempt.id)) finalised++;
+  }
+  if (finalised > 0) deps.logger.info({ count: finalised }, 'webhook successes not found in a complete call listing are kept as successes');
+  return finalised;
 }
 
 async function closeStuck(deps: PollerDeps, opts: PollerOptions, live: AttemptRow[]): Promise<number> {

@@ -34,7 +34,12 @@ export type OutcomeClass =
   | 'rejected'
   | 'never-placed';
 
-export type OutcomeSource = 'webhook' | 'poll' | 'answer' | 'timeout' | 'settle';
+/**
+ * Where an attempt's outcome came from. A `webhook` success is provisional (the payload
+ * has no answered_by) until a poll confirms it (`poll`) or a complete call listing that
+ * does not show the call leaves the webhook's word as final (`webhook-final`).
+ */
+export type OutcomeSource = 'webhook' | 'webhook-final' | 'poll' | 'answer' | 'timeout' | 'settle';
 
 export interface CampaignsTable {
   id: Generated<number>;
