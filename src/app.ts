@@ -98,8 +98,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
       },
     });
-    await engine.start();
-    cleanups.push(() => engine.stop(0));
     let currentConfig = opts.config;
     if (opts.leadSource) {
       const stopSync = startRemoteLeadSync({
@@ -140,6 +138,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
       });
       cleanups.push(() => httpServer!.close());
     }
+    // Only now, with the port bound: a daemon that cannot listen (the port is taken) must
+    // fail before it dials, or a supervisor restarting it would place calls on each try
+    // whose webhooks nobody receives.
+    await engine.start();
+    cleanups.push(() => engine.stop(0));
 
     const beat = async (): Promise<void> => {
       const api = engine.status();

@@ -2,9 +2,10 @@
 // nothing is dialled; a fixed token file plus SIGHUP makes /readyz 200 and dialing
 // resume; /metrics holds the campaignd_* series. No token (right or wrong) in any line.
 import fs from 'node:fs';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
-import { httpGet, runCampaignd, stopAllProcesses, waitForHttp } from '../helpers/processes.js';
+import { httpGet, runCampaignd, spawnCampaignd, stopAllProcesses, waitForHttp } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, webhookUrl, type Workspace } from './daemon-fixture.js';
 
@@ -57,4 +58,22 @@ describe('campaignd run: health, readiness, metrics and a rejected token', () =>
     assertNoSecrets([daemon.stdout(), daemon.stderr(), rejected.stdout, rejected.stderr, metrics.body], 'the daemon output');
     for (const t of [daemon.stdout(), daemon.stderr(), rejected.stdout, metrics.body]) expect(t).not.toContain(WRONG_TOKEN);
   }, 90_000);
+
+  it('fails before dialing when its HTTP port is taken (a supervisor restarting it places no call)', async () => {
+    const sim = await startSimulator({ token: SECRETS.token, seed: 10 });
+    ws = await makeWorkspace({ simUrl: sim.url, campaigns: [{ name: 'delta', leads: numbers(3).map((n) => [n]), maxParallel: 3, maxRetries: 0, retryInterval: 1 }] });
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(Number(new URL(ws!.httpUrl).port), '127.0.0.1', resolve));
+    try {
+      const daemon = spawnCampaignd('daemon', ['run', '--config', ws.configPath], { env: daemonEnv() });
+      const exit = await daemon.exited;
+      expect(exit.code).not.toBe(0);
+      expect(daemon.stdout() + daemon.stderr()).toMatch(/EADDRINUSE|address already in use/i);
+      expect(await sim.calls()).toEqual([]);
+      // Nothing was claimed either: no attempt waits to be recovered as unknown.
+      expect(await campaignState(ws, 'delta')).toBe('running');
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+  }, 60_000);
 });
