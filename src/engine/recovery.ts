@@ -13,7 +13,14 @@ export async function recoverUnfinishedAttempts(
   db: Kysely<Database>,
   opts: { now: number; settleMs: number; owner: string; logger: Logger },
 ): Promise<number> {
-  const stale = await db.selectFrom('attempts').select(['id', 'campaign_id', 'lead_id']).where('state', '=', 'dialing').execute();
+  // Through the partial index of live attempts (the literal list), not a scan of every
+  // attempt ever made: at 1M attempts the scan alone filled the page cache at each start.
+  const stale = await db
+    .selectFrom('attempts')
+    .select(['id', 'campaign_id', 'lead_id'])
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .where('state', '=', 'dialing')
+    .execute();
   for (const a of stale) {
     await db
       .updateTable('attempts')
@@ -29,6 +36,8 @@ export async function recoverUnfinishedAttempts(
   const orphans = await db
     .updateTable('leads')
     .set({ state: 'retry-scheduled', next_due_at: opts.now, updated_at: opts.now, state_reason: 'recovered at start-up' })
+    // Campaign by campaign through the (campaign_id, state) index, not a scan of every lead.
+    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id'))
     .where('state', '=', 'calling')
     .where((eb) =>
       eb.not(
