@@ -67,6 +67,7 @@ const POLL_UNKNOWN_MS = 10_000;
 const POLL_NO_WEBHOOKS_MS = 20_000;
 const POLL_BACKSTOP_MS = 300_000;
 const POLL_OVERDUE_MS = 120_000;
+const ZONE_WARNING_EVERY_MS = 10 * 60_000;
 /** Webhooks count as arriving when one came within this long. */
 const WEBHOOKS_HEALTHY_MS = 10 * 60_000;
 /**
@@ -105,6 +106,7 @@ export function createEngine(opts: EngineOptions) {
   let accountPausedUntil = 0;
   let lastWebhookAt = Number.NEGATIVE_INFINITY;
   let lastPollAt = Number.NEGATIVE_INFINITY;
+  let lastZoneWarningAt = Number.NEGATIVE_INFINITY;
   let cancelControlTimer: (() => void) | null = null;
   let cancelRemoteTimer: (() => void) | null = null;
   const remoteSeen = new Map<number, string>();
@@ -128,6 +130,20 @@ export function createEngine(opts: EngineOptions) {
 
   function wakePoller(): void {
     wakePoll.abort(WAKE);
+  }
+
+  /**
+   * The service's times disagree with api.server_timezone: said loudly, at most every
+   * 10 minutes. Matching and settling already refuse to let it cause a second call.
+   */
+  function zoneDoubt(detail: string): void {
+    const now = clock.now();
+    if (now - lastZoneWarningAt < ZONE_WARNING_EVERY_MS) return;
+    lastZoneWarningAt = now;
+    log.warn(
+      { detail, serverTimezone: opts.serverTimezone },
+      "the service's zone-less timestamps do not read right in api.server_timezone; set it to the service's zone (calls are still matched, and unknown attempts are not dialled again while in doubt)",
+    );
   }
 
   /** One child logger per campaign, made once: pino serialises a child's bindings when it is created. */
@@ -418,7 +434,7 @@ export function createEngine(opts: EngineOptions) {
       try {
         if (api.api !== 'token-rejected') {
           lastPollAt = clock.now();
-          const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null }, pollerOptions);
+          const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null, onZoneDoubt: zoneDoubt }, pollerOptions);
           if (round.requests > 0 || round.settled > 0) log.debug({ ...round }, 'poll round');
           // Confirmed or finalised successes may be what a campaign's completion waited for.
           if (round.matched > 0 || round.finalised > 0) wake();
@@ -537,8 +553,9 @@ export function createEngine(opts: EngineOptions) {
     /** Handles one post-call webhook delivery. */
     async handleWebhook(payload: unknown, receivedAt: number): Promise<WebhookResult> {
       const result = await handleWebhookPayload(
-        { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: pollerOptions.clockSkewMs },
+        { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: pollerOptions.clockSkewMs, onZoneDoubt: zoneDoubt },
         payload,
+        receivedAt,
       );
       // Any authentic, readable delivery shows that webhooks reach us.
       if (!result.invalid) lastWebhookAt = receivedAt;

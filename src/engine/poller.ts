@@ -5,6 +5,7 @@ import { recordEvent } from '../store/events.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { finaliseUnconfirmed, listLiveAttempts, transitionAttempt, unconfirmedAttempts } from './attempts.js';
 import { leadBackUncounted } from './lead-transitions.js';
+import { couldBeUnderZoneDoubt, createdAfterSend, ZONE_DOUBT_MS } from './call-time.js';
 import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
 import type { CallSummary, EngineClient } from './ports.js';
@@ -29,6 +30,8 @@ export interface PollerDeps extends OutcomeContext {
   client: EngineClient;
   logger: Logger;
   maxDurationSeconds: (assistantId: number) => number | null;
+  /** Told when a call could be an attempt's only if the service's zone is not api.server_timezone. */
+  onZoneDoubt?: (detail: string) => void;
 }
 
 export interface PollRound {
@@ -43,6 +46,8 @@ export interface PollRound {
 interface Target {
   attempt: AttemptRow;
   matched: boolean;
+  /** An unbound call to the number that is this attempt's if the service's zone is not the configured one. */
+  doubt?: CallSummary;
 }
 
 /** Runs one polling round over every live (and provisionally ended) attempt. */
@@ -72,7 +77,9 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
 
 async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId: number, targets: Target[], round: PollRound): Promise<boolean> {
   const oldest = Math.min(...targets.map((t) => t.attempt.sent_at ?? t.attempt.created_at));
-  const dateFrom = DateTime.fromMillis(oldest - opts.clockSkewMs, { zone: opts.serverTimezone }).toISODate() ?? '1970-01-01';
+  // From far enough back that a call whose zone-less time reads hours early (a wrong
+  // api.server_timezone) is still in the listing, where settling can see it.
+  const dateFrom = DateTime.fromMillis(oldest - opts.clockSkewMs - ZONE_DOUBT_MS, { zone: opts.serverTimezone }).toISODate() ?? '1970-01-01';
   const byPhone = new Map<string, Target[]>();
   for (const t of targets) {
     const list = byPhone.get(t.attempt.phone_number) ?? [];
@@ -125,7 +132,10 @@ function pickTarget(candidates: Target[], call: CallSummary, bound: Map<string, 
     const owner = bound.get(call.id);
     if (owner !== undefined && owner !== t.attempt.id) continue;
     const sentAt = t.attempt.sent_at ?? t.attempt.created_at;
-    if (call.createdAt !== null && call.createdAt < sentAt - skewMs) continue;
+    if (!createdAfterSend(call.createdAt, sentAt, skewMs)) {
+      if (owner === undefined && couldBeUnderZoneDoubt(call.createdAt, sentAt, skewMs)) t.doubt ??= call;
+      continue;
+    }
     return t;
   }
   return undefined;
@@ -146,9 +156,13 @@ async function boundCallIds(db: Kysely<Database>, targets: Target[]): Promise<Ma
 /** Unknown attempts past their settle deadline with no call in a complete listing: never placed. */
 async function settleUnmatched(deps: PollerDeps, targets: Target[], listedAt: number): Promise<number> {
   let settled = 0;
-  for (const { attempt, matched } of targets) {
+  for (const { attempt, matched, doubt } of targets) {
     if (matched || attempt.state !== 'unknown') continue;
     if (attempt.settle_deadline === null || attempt.settle_deadline > listedAt) continue;
+    if (doubt) {
+      await withholdSettle(deps, attempt, doubt);
+      continue;
+    }
     const now = deps.now();
     const done = await deps.db.transaction().execute(async (trx) => {
       const moved = await transitionAttempt(trx, attempt.id, ['unknown'], 'never-placed', {
@@ -169,6 +183,21 @@ async function settleUnmatched(deps: PollerDeps, targets: Target[], listedAt: nu
     }
   }
   return settled;
+}
+
+/**
+ * An unknown attempt is never settled as never placed while the listing holds a call to
+ * its number that is its own if the service's times are in another zone than
+ * api.server_timezone says: dialling again could call the person twice. It stays
+ * unknown (live, holding its number) and says why, until the call list or a webhook
+ * settles it, as they will once the zone is right.
+ */
+async function withholdSettle(deps: PollerDeps, attempt: AttemptRow, doubt: CallSummary): Promise<void> {
+  const detail = `not settled: call ${doubt.id} to this number could be this attempt's if the service's timestamps are not in api.server_timezone`;
+  deps.onZoneDoubt?.(`unknown attempt ${attempt.id}: ${detail}`);
+  if (attempt.detail === detail) return;
+  await deps.db.updateTable('attempts').set({ detail }).where('id', '=', attempt.id).where('state', '=', 'unknown').execute();
+  deps.logger.warn({ attempt: attempt.id, callId: doubt.id }, 'unknown attempt not settled: a call to its number may be its own under another server zone');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { parseServiceTime, postCallWebhookSchema } from '../service/schema/records.js';
+import { parseServiceTime, postCallWebhookSchema, type PostCallWebhook } from '../service/schema/records.js';
+import { createdAfterSend, createdByArrival } from './call-time.js';
 import { attemptByCallId, liveAttemptByPhone } from './attempts.js';
 import type { Transaction } from 'kysely';
 import type { AttemptRow, Database } from '../store/types.js';
@@ -16,6 +17,8 @@ export interface WebhookResult {
 export interface WebhookContext extends OutcomeContext {
   serverTimezone: string;
   clockSkewMs: number;
+  /** Told when the service's times disagree with `api.server_timezone` (so an operator can fix it). */
+  onZoneDoubt?: (detail: string) => void;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface WebhookContext extends OutcomeContext {
  * number; without a call id we know, rule 3 makes the live attempt on that number the
  * only candidate, provided the call was created after that attempt was sent.
  */
-export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown): Promise<WebhookResult> {
+export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown, receivedAt: number): Promise<WebhookResult> {
   const parsed = postCallWebhookSchema.safeParse(payload);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -45,7 +48,7 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
   };
   // Finding the attempt and applying the outcome share one transaction (and its batch).
   const found = await ctx.commit.run(async (trx) => {
-    const attempt = await findAttempt(trx, ctx, callId, body.customer_phone, body.created_at);
+    const attempt = await findAttempt(trx, ctx, body, receivedAt);
     return attempt ? { attempt, applied: await applyObservation(trx, ctx, attempt, obs) } : null;
   });
   if (!found) return { accepted: false, detail: 'unknown-call' };
@@ -56,20 +59,27 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
 
 /**
  * The attempt a delivery is about: by call id, else the live attempt on the customer's
- * number (rule 3 makes it the only one), if the call was created after it was sent.
+ * number (rule 3 makes it the only one), if the call was created after it was sent: by
+ * the service's created_at, or by the call's length counted back from this arrival,
+ * which a wrong `api.server_timezone` cannot shift.
  */
-async function findAttempt(
-  trx: Transaction<Database>,
-  ctx: WebhookContext,
-  callId: string,
-  customerPhone: string | null | undefined,
-  createdAtText: string | null | undefined,
-): Promise<AttemptRow | undefined> {
+async function findAttempt(trx: Transaction<Database>, ctx: WebhookContext, body: PostCallWebhook, receivedAt: number): Promise<AttemptRow | undefined> {
+  const callId = String(body.id);
   const byId = await attemptByCallId(trx, callId);
-  if (byId || !customerPhone) return byId;
-  const candidate = await liveAttemptByPhone(trx, normaliseServicePhone(customerPhone));
+  if (byId || !body.customer_phone) return byId;
+  const candidate = await liveAttemptByPhone(trx, normaliseServicePhone(body.customer_phone));
   if (!candidate || (candidate.call_id !== null && candidate.call_id !== callId)) return undefined;
-  const createdAt = parseServiceTime(createdAtText, ctx.serverTimezone);
   const sentAt = candidate.sent_at ?? candidate.created_at;
-  return createdAt === null || createdAt >= sentAt - ctx.clockSkewMs ? candidate : undefined;
+  const createdAt = parseServiceTime(body.created_at, ctx.serverTimezone);
+  if (createdAfterSend(createdAt, sentAt, ctx.clockSkewMs)) return candidate;
+  const byArrival = createdByArrival(createdAt, parseServiceTime(body.finished_at, ctx.serverTimezone), receivedAt);
+  if (byArrival === null || !createdAfterSend(byArrival, sentAt, ctx.clockSkewMs)) return undefined;
+  ctx.onZoneDoubt?.(
+    `call ${callId} was created ${hours(byArrival - (createdAt ?? byArrival))} later than its created_at "${body.created_at}" reads in ${ctx.serverTimezone}`,
+  );
+  return candidate;
+}
+
+function hours(ms: number): string {
+  return `${Math.round((ms / 3_600_000) * 4) / 4} h`;
 }
