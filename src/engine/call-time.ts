@@ -7,6 +7,9 @@
 // service writing UTC−11 while the daemon assumed UTC). The rules here keep a wrong zone
 // from ever causing a second call.
 
+/** How the detail of an unknown attempt held back from settling begins (explain reads it). */
+export const SETTLE_HELD_PREFIX = 'not settled:';
+
 /** How far west of `api.server_timezone` the service's real zone may be and still not cause a second call. */
 export const ZONE_DOUBT_MS = 14 * 3600_000;
 

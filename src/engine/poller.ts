@@ -5,7 +5,7 @@ import { recordEvent } from '../store/events.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { finaliseUnconfirmed, listLiveAttempts, transitionAttempt, unconfirmedAttempts } from './attempts.js';
 import { leadBackUncounted } from './lead-transitions.js';
-import { couldBeUnderZoneDoubt, createdAfterSend, ZONE_DOUBT_MS } from './call-time.js';
+import { couldBeUnderZoneDoubt, createdAfterSend, SETTLE_HELD_PREFIX, ZONE_DOUBT_MS } from './call-time.js';
 import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
 import type { CallSummary, EngineClient } from './ports.js';
@@ -193,7 +193,7 @@ async function settleUnmatched(deps: PollerDeps, targets: Target[], listedAt: nu
  * settles it, as they will once the zone is right.
  */
 async function withholdSettle(deps: PollerDeps, attempt: AttemptRow, doubt: CallSummary): Promise<void> {
-  const detail = `not settled: call ${doubt.id} to this number could be this attempt's if the service's timestamps are not in api.server_timezone`;
+  const detail = `${SETTLE_HELD_PREFIX} call ${doubt.id} to this number could be this attempt's if the service's timestamps are not in api.server_timezone`;
   deps.onZoneDoubt?.(`unknown attempt ${attempt.id}: ${detail}`);
   if (attempt.detail === detail) return;
   await deps.db.updateTable('attempts').set({ detail }).where('id', '=', attempt.id).where('state', '=', 'unknown').execute();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { SETTLE_HELD_PREFIX } from '../engine/call-time.js';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
 import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
 import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
@@ -129,6 +130,13 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
     case 'calling': {
       const mine = x.live.find((a) => a.lead_id === lead.id);
       if (!mine) return { code: 'calling', message: 'a call is being recorded right now', at: null };
+      if (mine.state === 'unknown' && mine.detail?.startsWith(SETTLE_HELD_PREFIX)) {
+        return {
+          code: 'unknown-attempt',
+          message: `the answer to make_call was lost, and it is not dialled again: ${mine.detail.slice(SETTLE_HELD_PREFIX.length).trim()} (set api.server_timezone to the service's zone)`,
+          at: null,
+        };
+      }
       if (mine.state === 'unknown') {
         const settle = mine.settle_deadline;
         return {

@@ -20,7 +20,7 @@ import {
   type Workspace,
 } from '../e2e/daemon-fixture.js';
 import { callsByNumber } from '../helpers/invariants.js';
-import { stopAllProcesses } from '../helpers/processes.js';
+import { runCampaignd, stopAllProcesses } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { FAKE_DEFAULT_ZONE, recordedFromFake, setFakeWebhook, startFake } from './fake-fixture.js';
 
@@ -40,6 +40,17 @@ async function unknownAttempts(workspace: Workspace): Promise<{ unknown: number;
     const rows = await store.db.selectFrom('attempts').select(['detail']).where('state', '=', 'unknown').execute();
     const pending = await store.db.selectFrom('leads').select('id').where('state', 'in', ['pending', 'retry-scheduled']).execute();
     return { unknown: rows.length, held: rows.filter((r) => r.detail?.startsWith('not settled:')).length, pendingLeads: pending.length };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The number of one held attempt. */
+async function heldNumber(workspace: Workspace): Promise<string> {
+  const store = openDatabase(workspace.dbPath, { readonly: true });
+  try {
+    const row = await store.db.selectFrom('attempts').select('phone_number').where('state', '=', 'unknown').where('detail', 'like', 'not settled:%').executeTakeFirstOrThrow();
+    return row.phone_number;
   } finally {
     await store.close();
   }
@@ -87,6 +98,11 @@ describe('black-box: the service writes its times in another zone than api.serve
     expect([...perNumber.values()].map((list) => list.length)).toEqual(Array.from({ length: 6 }, () => 1));
     expect(daemon.stdout()).toMatch(ZONE_WARNING);
     expect(daemon.stdout()).not.toMatch(/settled as never placed/);
+    // What an operator asking about a held number is told.
+    const held = await heldNumber(workspace);
+    const explained = await runCampaignd(['explain', held, '--config', workspace.configPath]);
+    expect(explained.code).toBe(0);
+    expect(explained.stdout).toMatch(/not dialled again: call \S+ to this number could be this attempt's .*set api\.server_timezone/);
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
   }, 120_000);
 });
