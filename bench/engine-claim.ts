@@ -123,7 +123,7 @@ try {
   const peak = rss.peak() / 1e6;
   rss.stop();
   statusCommandFigure(s.max);
-  reportFigure(BENCH, 'resident memory above the floor', peak - floor, 'MB', undefined, 'what opening, claiming and status added (SQLite page cache is 64 MB)');
+  reportFigure(BENCH, 'resident memory above the floor', peak - floor, 'MB', undefined, 'what opening, claiming and status added (SQLite page cache is 8 MiB)');
   reportFigure(
     BENCH,
     'resident memory (claims + status)',

@@ -235,9 +235,13 @@ const liveAttemptByPhoneQuery = prepared((db, v: { phone: string }) =>
   db.selectFrom('attempts').selectAll().where('phone_number', '=', v.phone).where('state', 'in', LIVE_ATTEMPT_STATES_SQL).limit(1),
 );
 
-/** Ended attempts whose success came from a webhook without `answered_by`, awaiting a poll. */
-export async function unconfirmedAttempts(db: Db, since: number): Promise<AttemptRow[]> {
-  return provisional(db.selectFrom('attempts').selectAll()).where('ended_at', '>=', since).execute();
+/**
+ * Ended attempts whose success came from a webhook without `answered_by`, awaiting a
+ * poll: the newest `limit` of them. Bounded, because a backlog (a daemon upgraded from a
+ * version that gave up on them, or one stopped for hours) can hold a hundred thousand.
+ */
+export async function unconfirmedAttempts(db: Db, since: number, limit: number): Promise<AttemptRow[]> {
+  return provisional(db.selectFrom('attempts').selectAll()).where('ended_at', '>=', since).orderBy('ended_at', 'desc').limit(limit).execute();
 }
 
 /** When a campaign's newest webhook success still awaiting a poll ended (it may yet be a voicemail, to retry); null when none. */

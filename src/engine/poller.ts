@@ -14,6 +14,12 @@ import type { CallSummary, EngineClient } from './ports.js';
 // not one per call, so the cost does not grow with the number of live calls; the
 // listing stops at the first page that accounts for every attempt it looks for.
 
+/**
+ * Webhook successes looked for in one round, newest first: each is a row in memory and a
+ * reason to page further; a backlog is worked through round by round.
+ */
+export const PROVISIONAL_PER_ROUND = 500;
+
 export interface PollerOptions {
   /** Allowance for the service's clock running behind ours when matching created_at. */
   clockSkewMs: number;
@@ -55,7 +61,7 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
   const startedAt = deps.now();
   const round: PollRound = { requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0 };
   const live = await listLiveAttempts(deps.db);
-  const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs);
+  const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND);
   // Attempts whose make_call is still in flight are left to their answer.
   const targets = [...live.filter((a) => a.state !== 'dialing'), ...provisional];
   const byAssistant = new Map<number, Target[]>();

@@ -4,6 +4,10 @@
 // checks them after its restart; and a success that no complete listing shows stands.
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAttempts } from '../../src/engine/attempts.js';
+import { pollOnce, PROVISIONAL_PER_ROUND } from '../../src/engine/poller.js';
+import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { createGroupCommit } from '../../src/store/group-commit.js';
 import { callsByNumber } from '../helpers/invariants.js';
 import { phoneNumbers, startStack, waitUntil, type Stack } from '../helpers/stack.js';
 import { capturingLogger } from './client-fixture.js';
@@ -115,5 +119,41 @@ describe('engine: provisional webhook successes', () => {
     const listed = stack.requests.filter((r) => r.endpoint === 'list_calls').length;
     await stack.clock.sleep(5 * 60_000);
     expect(stack.requests.filter((r) => r.endpoint === 'list_calls').length).toBe(listed);
+  });
+
+  it('a backlog of webhook successes is worked through a bounded number per round, newest first', async () => {
+    const [phone] = phoneNumbers(1, 30);
+    stack = await startStack({ campaigns: [{ leads: [{ phone: phone! }] }], webhooks: false, startEngine: false });
+    const s = stack;
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id']).executeTakeFirstOrThrow();
+    const now = s.clock.now();
+    // 1,200 old attempts a webhook ended as successes, none of them in the call list.
+    const BACKLOG = 1_200;
+    for (let i = 0; i < BACKLOG; i += 400) {
+      await s.db
+        .insertInto('attempts')
+        .values(
+          Array.from({ length: 400 }, (_, k) => ({
+            campaign_id: lead.campaign_id, lead_id: lead.id, contact_position: 0, phone_number: phone!, assistant_id: s.assistantId,
+            state: 'ended' as const, counted: 1, outcome: 'success' as const, outcome_source: 'webhook' as const,
+            created_at: now - HOUR - (i + k) * 1_000, sent_at: now - HOUR - (i + k) * 1_000, ended_at: now - HOUR + 60_000 - (i + k) * 1_000,
+          })),
+        )
+        .execute();
+    }
+    const campaigns = (await s.db.selectFrom('campaigns').selectAll().execute()).map(runtimeCampaign);
+    const round = await pollOnce(
+      {
+        db: s.db, commit: createGroupCommit(s.db), logger: silentLogger(), now: () => s.clock.now(), client: s.engineClient,
+        campaign: (id) => campaigns.find((c) => c.id === id), onSlotFreed: () => undefined, maxDurationSeconds: () => null,
+      },
+      { clockSkewMs: 60_000, stuckGraceMs: 300_000, defaultMaxDurationSeconds: 1200, serverTimezone: 'UTC', confirmWindowMs: 24 * HOUR },
+    );
+    expect(round.finalised).toBe(PROVISIONAL_PER_ROUND);
+    const finalised = await s.db.selectFrom('attempts').select((eb) => [eb.fn.min('ended_at').as('oldest')]).where('outcome_source', '=', 'webhook-final').executeTakeFirstOrThrow();
+    const waiting = await s.db.selectFrom('attempts').select((eb) => [eb.fn.max('ended_at').as('newest'), eb.fn.countAll<number>().as('n')]).where('outcome_source', '=', 'webhook').executeTakeFirstOrThrow();
+    expect(Number(waiting.n)).toBe(BACKLOG - PROVISIONAL_PER_ROUND);
+    // Newest first: everything still waiting ended before everything finalised.
+    expect(Number(waiting.newest)).toBeLessThan(Number(finalised.oldest));
   });
 });
