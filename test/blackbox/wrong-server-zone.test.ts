@@ -13,6 +13,7 @@ import {
   daemonEnv,
   makeWorkspace,
   numbers,
+  observed,
   SECRETS,
   startDaemon,
   webhookUrl,
@@ -94,7 +95,7 @@ describe('black-box: the service writes its times in another zone than api.serve
       { timeoutMs: 60_000, intervalMs: 250, message: async () => `lost answers held, not settled: ${JSON.stringify(await unknownAttempts(workspace))}; daemon tail:\n${daemon.stdout().slice(-3000)}` },
     );
     const calls = recordedFromFake(await fake.calls());
-    const perNumber = callsByNumber(calls.map((c) => ({ id: c.id, client_phone_number: c.client_phone_number, status: c.status, answered_by: c.answered_by, createdAt: c.created_at_ms, finishedAt: c.finished_at_ms })));
+    const perNumber = callsByNumber(observed(calls));
     expect([...perNumber.values()].map((list) => list.length)).toEqual(Array.from({ length: 6 }, () => 1));
     expect(daemon.stdout()).toMatch(ZONE_WARNING);
     expect(daemon.stdout()).not.toMatch(/settled as never placed/);
