@@ -77,7 +77,11 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
     round.settled += await settleUnmatched(deps, list, startedAt);
     round.finalised += await finaliseUnlisted(deps, list);
   }
-  round.stuck += await closeStuck(deps, opts, live);
+  // Judged at the round's start, not after the listing: a call the listing showed in
+  // progress is stuck only if it was still in progress past its limit. A clock that
+  // jumped while the listing was in flight (a suspended host or VM) would otherwise
+  // close calls whose webhook was on its way, and lose their outcome.
+  round.stuck += await closeStuck(deps, opts, live, startedAt);
   return round;
 }
 
@@ -221,14 +225,13 @@ async function finaliseUnlisted(deps: PollerDeps, targets: Target[]): Promise<nu
   return finalised;
 }
 
-async function closeStuck(deps: PollerDeps, opts: PollerOptions, live: AttemptRow[]): Promise<number> {
-  const now = deps.now();
+async function closeStuck(deps: PollerDeps, opts: PollerOptions, live: AttemptRow[], listedAt: number): Promise<number> {
   let closed = 0;
   for (const attempt of live) {
     if (attempt.state !== 'placed') continue;
     const max = deps.maxDurationSeconds(attempt.assistant_id) ?? opts.defaultMaxDurationSeconds;
     const limit = (attempt.sent_at ?? attempt.created_at) + max * 1000 + opts.stuckGraceMs;
-    if (now < limit) continue;
+    if (listedAt < limit) continue;
     if (await closeStuckAttempt(deps, attempt, `still in progress after ${max} s + grace`)) closed++;
   }
   return closed;

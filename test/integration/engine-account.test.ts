@@ -2,6 +2,11 @@
 // service refuses (insufficient balance), a call stuck in progress, and one number in
 // two campaigns (rule 3 across campaigns).
 import { afterEach, describe, expect, it } from 'vitest';
+import { claimAttempts } from '../../src/engine/attempts.js';
+import { pollOnce, type PollerDeps, type PollerOptions } from '../../src/engine/poller.js';
+import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { createGroupCommit } from '../../src/store/group-commit.js';
 import { assertNoCallsBetween, assertNoOverlapPerNumber, assertParallelLimit, callsByNumber } from '../helpers/invariants.js';
 import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -85,6 +90,52 @@ describe('engine: account conditions', () => {
       expect(c[0]!.createdAt).toBeGreaterThanOrEqual(attempt[0]!.ended_at!);
     }
     assertParallelLimit(calls.filter((c) => c.client_phone_number !== stuck), 1, 'the campaign apart from the stuck call');
+  });
+
+  it('a call the listing showed in progress is not closed as stuck because the clock jumped during the listing', async () => {
+    // A host or VM suspended while the call list was being read wakes up hours later:
+    // what the listing showed was true before the limit, so it proves nothing stuck
+    // (the call's webhook may be on its way). The next round, started past the limit, decides.
+    const [phone] = phoneNumbers(1, 50);
+    stack = await startStack({
+      campaigns: [{ leads: [{ phone: phone! }] }],
+      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
+      webhooks: false,
+      startEngine: false,
+    });
+    const s = stack;
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
+    const sentAt = s.clock.now();
+    const [claim] = await claimAttempts(s.db, [
+      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: sentAt },
+    ]);
+    if (!claim?.ok) throw new Error('could not stage the attempt');
+    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
+    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt }).where('id', '=', claim.attempt.id).execute();
+
+    const maxDuration = 600;
+    const limit = sentAt + maxDuration * 1000 + 300_000;
+    let now = limit - 60_000;
+    const campaigns = (await s.db.selectFrom('campaigns').selectAll().execute()).map(runtimeCampaign);
+    const deps: PollerDeps = {
+      db: s.db, commit: createGroupCommit(s.db), logger: silentLogger(), now: () => now, client: s.engineClient,
+      campaign: (id) => campaigns.find((c) => c.id === id), onSlotFreed: () => undefined, maxDurationSeconds: () => maxDuration,
+    };
+    const opts: PollerOptions = { clockSkewMs: 60_000, stuckGraceMs: 300_000, defaultMaxDurationSeconds: 1200, serverTimezone: 'UTC', confirmWindowMs: 24 * 3_600_000 };
+    const suspendedDuringListing = {
+      ...s.engineClient,
+      async listCallsSince(...args: Parameters<typeof s.engineClient.listCallsSince>): Promise<void> {
+        await s.engineClient.listCallsSince(...args);
+        now += 2 * 3_600_000;
+      },
+    };
+    const attemptState = async () => s.db.selectFrom('attempts').select(['state', 'outcome', 'outcome_source']).where('id', '=', claim.attempt.id).executeTakeFirstOrThrow();
+
+    expect(await pollOnce({ ...deps, client: suspendedDuringListing }, opts)).toMatchObject({ matched: 1, stuck: 0 });
+    expect(await attemptState()).toMatchObject({ state: 'placed' });
+    // Seen in progress by a listing that started past the limit: stuck.
+    expect(await pollOnce(deps, opts)).toMatchObject({ matched: 1, stuck: 1 });
+    expect(await attemptState()).toEqual({ state: 'ended', outcome: 'unknown', outcome_source: 'timeout' });
   });
 
   it('one number in two campaigns is never called twice at once (rule 3 across campaigns)', async () => {

@@ -98,7 +98,6 @@ describe('engine: provisional webhook successes', () => {
       call_id: String(machineCall?.id),
     });
     expect((callsByNumber(stack.simCalls()).get(phone!) ?? []).map((c) => c.answered_by)).toEqual(['machine', 'human']);
-    console.log(JSON.stringify(await stack.db.selectFrom('attempts').selectAll().execute(), null, 1), await stack.db.selectFrom('leads').selectAll().execute());
     expect(await stack.db.selectFrom('leads').select('state').executeTakeFirst()).toEqual({ state: 'completed' });
   });
 
