@@ -3,11 +3,9 @@
 // two campaigns (rule 3 across campaigns).
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAttempts } from '../../src/engine/attempts.js';
-import { pollOnce, type PollerDeps, type PollerOptions } from '../../src/engine/poller.js';
-import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { createGroupCommit } from '../../src/store/group-commit.js';
+import { pollOnce } from '../../src/engine/poller.js';
 import { assertNoCallsBetween, assertNoOverlapPerNumber, assertParallelLimit, callsByNumber } from '../helpers/invariants.js';
+import { pollerDeps, POLLER_OPTIONS } from '../helpers/poller.js';
 import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -114,14 +112,9 @@ describe('engine: account conditions', () => {
     await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt }).where('id', '=', claim.attempt.id).execute();
 
     const maxDuration = 600;
-    const limit = sentAt + maxDuration * 1000 + 300_000;
+    const limit = sentAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs;
     let now = limit - 60_000;
-    const campaigns = (await s.db.selectFrom('campaigns').selectAll().execute()).map(runtimeCampaign);
-    const deps: PollerDeps = {
-      db: s.db, commit: createGroupCommit(s.db), logger: silentLogger(), now: () => now, client: s.engineClient,
-      campaign: (id) => campaigns.find((c) => c.id === id), onSlotFreed: () => undefined, maxDurationSeconds: () => maxDuration,
-    };
-    const opts: PollerOptions = { clockSkewMs: 60_000, stuckGraceMs: 300_000, defaultMaxDurationSeconds: 1200, serverTimezone: 'UTC', confirmWindowMs: 24 * 3_600_000 };
+    const deps = await pollerDeps(s, { now: () => now, maxDurationSeconds: () => maxDuration });
     const suspendedDuringListing = {
       ...s.engineClient,
       async listCallsSince(...args: Parameters<typeof s.engineClient.listCallsSince>): Promise<void> {
@@ -131,10 +124,10 @@ describe('engine: account conditions', () => {
     };
     const attemptState = async () => s.db.selectFrom('attempts').select(['state', 'outcome', 'outcome_source']).where('id', '=', claim.attempt.id).executeTakeFirstOrThrow();
 
-    expect(await pollOnce({ ...deps, client: suspendedDuringListing }, opts)).toMatchObject({ matched: 1, stuck: 0 });
+    expect(await pollOnce({ ...deps, client: suspendedDuringListing }, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 0 });
     expect(await attemptState()).toMatchObject({ state: 'placed' });
     // Seen in progress by a listing that started past the limit: stuck.
-    expect(await pollOnce(deps, opts)).toMatchObject({ matched: 1, stuck: 1 });
+    expect(await pollOnce(deps, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 1 });
     expect(await attemptState()).toEqual({ state: 'ended', outcome: 'unknown', outcome_source: 'timeout' });
   });
 

@@ -5,10 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAttempts } from '../../src/engine/attempts.js';
 import { pollOnce, PROVISIONAL_PER_ROUND } from '../../src/engine/poller.js';
-import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { createGroupCommit } from '../../src/store/group-commit.js';
 import { callsByNumber } from '../helpers/invariants.js';
+import { pollerDeps, POLLER_OPTIONS } from '../helpers/poller.js';
 import { phoneNumbers, startStack, waitUntil, type Stack } from '../helpers/stack.js';
 import { capturingLogger } from './client-fixture.js';
 
@@ -140,14 +138,7 @@ describe('engine: provisional webhook successes', () => {
         )
         .execute();
     }
-    const campaigns = (await s.db.selectFrom('campaigns').selectAll().execute()).map(runtimeCampaign);
-    const round = await pollOnce(
-      {
-        db: s.db, commit: createGroupCommit(s.db), logger: silentLogger(), now: () => s.clock.now(), client: s.engineClient,
-        campaign: (id) => campaigns.find((c) => c.id === id), onSlotFreed: () => undefined, maxDurationSeconds: () => null,
-      },
-      { clockSkewMs: 60_000, stuckGraceMs: 300_000, defaultMaxDurationSeconds: 1200, serverTimezone: 'UTC', confirmWindowMs: 24 * HOUR },
-    );
+    const round = await pollOnce(await pollerDeps(s), POLLER_OPTIONS);
     expect(round.finalised).toBe(PROVISIONAL_PER_ROUND);
     const finalised = await s.db.selectFrom('attempts').select((eb) => [eb.fn.min('ended_at').as('oldest')]).where('outcome_source', '=', 'webhook-final').executeTakeFirstOrThrow();
     const waiting = await s.db.selectFrom('attempts').select((eb) => [eb.fn.max('ended_at').as('newest'), eb.fn.countAll<number>().as('n')]).where('outcome_source', '=', 'webhook').executeTakeFirstOrThrow();
