@@ -23,12 +23,13 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
           spec: {
             kind: 'object',
             fields: {
-              requests_per_minute: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 100, description: 'Sustained request rate to the service.', example: 100 },
-              burst: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 20, description: 'Requests that may go at once.', example: 20 },
+              requests_per_minute: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 100, description: 'Requests in any 60 s (a sliding window).', example: 100 },
+              burst: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 20, description: 'Requests in any burst_window_seconds (a sliding window).', example: 20 },
+              burst_window_seconds: { spec: { kind: 'integer', min: 1, max: 60 }, default: 10, description: 'Length of the burst window.', example: 10 },
             },
           },
           default: {},
-          description: 'One budget for every request to the service.',
+          description: "One budget for every request to the service, mirroring the service's limiter (both windows counted on request start).",
         },
         server_timezone: { spec: { kind: 'zone' }, default: 'UTC', description: 'Zone of the service\'s "YYYY-MM-DD HH:MM:SS" timestamps.', example: 'UTC' },
       },

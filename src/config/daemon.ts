@@ -58,7 +58,11 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     file: absolute,
     api: {
       baseUrl: baseUrl ?? '',
-      rateLimit: { requestsPerMinute: written.api?.rate_limit?.requests_per_minute ?? 100, burst: written.api?.rate_limit?.burst ?? 20 },
+      rateLimit: {
+        requestsPerMinute: written.api?.rate_limit?.requests_per_minute ?? 100,
+        burst: written.api?.rate_limit?.burst ?? 20,
+        burstWindowSeconds: written.api?.rate_limit?.burst_window_seconds ?? 10,
+      },
       serverTimezone: written.api?.server_timezone ?? 'UTC',
     },
     database,
@@ -84,7 +88,7 @@ interface Written {
   api?: {
     base_url?: string;
     token_file?: string;
-    rate_limit?: { requests_per_minute?: number; burst?: number };
+    rate_limit?: { requests_per_minute?: number; burst?: number; burst_window_seconds?: number };
     server_timezone?: string;
   };
   database?: string;

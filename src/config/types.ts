@@ -1,6 +1,8 @@
 // The normalised configuration: what the rest of campaignd sees after a file was read
 // as written, defaults were filled and every rule was checked. Paths are absolute.
 
+import type { CallingPolicy } from '../rules/types.js';
+
 /** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
 export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
 export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -17,7 +19,8 @@ export interface DaemonConfig {
     baseUrl: string;
     /** Absolute path of the token file, when the token comes from a file. */
     tokenFile?: string;
-    rateLimit: { requestsPerMinute: number; burst: number };
+    /** Both sliding windows of the service's limiter (product.md §5). */
+    rateLimit: { requestsPerMinute: number; burst: number; burstWindowSeconds: number };
     /** Zone of the service's zone-less "YYYY-MM-DD HH:MM:SS" timestamps. */
     serverTimezone: string;
   };
@@ -58,6 +61,10 @@ export interface CampaignConfig {
   /** ISO 3166 alpha-2 country for national-format numbers. */
   defaultCountry?: string;
   allowDuplicates: boolean;
+  /** Section 11: calling_rules and max_attempts_per_number, the daemon's and the campaign's together. */
+  callingPolicy?: CallingPolicy;
+  /** Section 11: an extracted variable that puts the number on the suppression list. */
+  optOut?: { variable: string; values: string[] };
 }
 
 /** One problem found in a file: everything a person needs to fix it. */

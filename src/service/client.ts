@@ -57,7 +57,8 @@ export interface ServiceClientOptions {
   logger: Logger;
   /** Zone of the service's `YYYY-MM-DD HH:MM:SS` stamps (for callers of parseServiceTime). */
   serverTimezone?: string;
-  rateLimit?: { requestsPerMinute: number; burst: number };
+  /** The service's limiter (defaults 100 in any 60 s, 20 in any 10 s); `marginMs`: see rate-budget.ts. */
+  rateLimit?: { requestsPerMinute: number; burst: number; burstWindowSeconds?: number; marginMs?: number };
   /** A budget shared with other clients of the same account; overrides `rateLimit`. */
   budget?: RateBudget;
   connectTimeoutMs?: number;
@@ -133,6 +134,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       clock: opts.clock,
       requestsPerMinute: opts.rateLimit?.requestsPerMinute ?? 100,
       burst: opts.rateLimit?.burst ?? 20,
+      burstWindowSeconds: opts.rateLimit?.burstWindowSeconds ?? 10,
+      ...(opts.rateLimit?.marginMs !== undefined ? { marginMs: opts.rateLimit.marginMs } : {}),
     });
   const execute = createExecutor({
     transport,

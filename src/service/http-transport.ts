@@ -19,6 +19,9 @@ export interface HttpAnswer {
   status: number;
   contentType: string;
   retryAfter: string | undefined;
+  /** `X-RateLimit-Remaining` and `X-RateLimit-Reset`, as sent (the budget reads them). */
+  rateLimitRemaining: string | undefined;
+  rateLimitReset: string | undefined;
   text: string;
 }
 
@@ -77,6 +80,8 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
         status: res.statusCode,
         contentType: headerValue(res.headers['content-type']) ?? '',
         retryAfter: headerValue(res.headers['retry-after']),
+        rateLimitRemaining: headerValue(res.headers['x-ratelimit-remaining']),
+        rateLimitReset: headerValue(res.headers['x-ratelimit-reset']),
         text: Buffer.concat(chunks).toString('utf8'),
       };
     },

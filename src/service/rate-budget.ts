@@ -1,11 +1,21 @@
 import type { Clock } from '../time/clock.js';
 
 /**
- * The one request budget every call to the service draws from: a token bucket
- * (`burst` tokens, refilled at `requestsPerMinute`) plus a sliding 60 s cap of
- * `requestsPerMinute`, so that neither a burst nor any minute goes over what the
- * service allows. Placing calls has priority over reads: a waiting `make_call` is
- * served before any waiting read. A 429 pauses everyone until the wait it names.
+ * The one request budget every call to the service draws from. It mirrors the
+ * service's own limiter (product.md §5, service-facts.md): at most `burst` requests in
+ * any `burstWindowSeconds` and at most `requestsPerMinute` in any 60 s, both sliding
+ * windows counted on request *start*. A token bucket is not enough: refilling while a
+ * burst is spent lets ~36 through in 10 s, and each trip of the live limiter costs a
+ * whole minute of dialing.
+ *
+ * The windows are held `marginMs` longer than the service's: the service counts a
+ * request when it arrives, and a request that travels longer than a later one would
+ * otherwise land inside a window the budget already thought closed.
+ *
+ * On top of the windows: a 429 pauses everyone until the wait it names, and the
+ * `X-RateLimit-Remaining` / `-Reset` of any answer can only tighten the budget (another
+ * client on the same account spends from the same limit). Placing calls has priority
+ * over reads: a waiting `make_call` is served before any waiting read.
  */
 
 /** `call` (make_call) is served before `read` (everything else). */
@@ -13,26 +23,63 @@ export type BudgetPriority = 'call' | 'read';
 
 export interface RateBudgetOptions {
   clock: Clock;
+  /** Requests in any 60 s (default 100). */
   requestsPerMinute?: number;
+  /** Requests in any `burstWindowSeconds` (default 20). */
   burst?: number;
+  /** Length of the burst window in seconds (default 10). */
+  burstWindowSeconds?: number;
+  /** How much longer than the service the budget holds each window (default 1000 ms). */
+  marginMs?: number;
 }
 
 export interface RateBudgetStats {
-  /** Requests let through so far. */
+  /** Requests let through so far (what the windows count; ≈ requests sent). */
   granted: number;
   /** Requests waiting for their turn. */
   waiting: number;
-  /** Whole tokens in the bucket now. */
-  tokens: number;
   /** Epoch ms until which a 429 holds everyone back (0 when none). */
   pausedUntil: number;
+  /** 429 answers reported through pause(). */
+  rateLimited: number;
+  /** Total milliseconds requests waited for their turn. */
+  waitedMs: number;
+  /** Grants counted now by the burst window. */
+  inBurstWindow: number;
+  /** Grants counted now by the minute window. */
+  inMinuteWindow: number;
+  /** Requests that could start right now (see RateBudget.headroom). */
+  headroom: number;
+}
+
+/** A granted turn: how long it waited, and its number (for tighten). */
+export interface Grant {
+  waitedMs: number;
+  /** 1 for the first request ever granted, 2 for the next… */
+  seq: number;
 }
 
 export interface RateBudget {
   /** Waits for a turn; resolves with the milliseconds waited. Rejects if aborted or closed. */
   acquire(priority: BudgetPriority, signal?: AbortSignal): Promise<number>;
-  /** Holds every request back for `ms` from now (a 429's wait). */
+  /** acquire(), also naming the grant so that its answer's headers can tighten the budget. */
+  acquireGrant(priority: BudgetPriority, signal?: AbortSignal): Promise<Grant>;
+  /** Holds every request back for `ms` from now, and counts a 429 received. */
   pause(ms: number): void;
+  /**
+   * The service said `remaining` more requests are allowed until `resetAtMs` (epoch ms),
+   * in the answer to grant `afterSeq`: from then until `resetAtMs`, at most `remaining`
+   * grants, counting those made since `afterSeq` (they may already be counted by the
+   * service; counting them again errs on the safe side). Default `afterSeq`: the last
+   * grant. Never loosens the windows.
+   */
+  tighten(remaining: number, resetAtMs: number, afterSeq?: number): void;
+  /**
+   * How many requests could be granted at this instant without waiting (both windows,
+   * any pause or tightening), minus the `make_call` requests already waiting: what a
+   * reader may spend without delaying dialing.
+   */
+  headroom(): number;
   /** Counters for metrics and tests. */
   stats(): RateBudgetStats;
   /** Rejects every waiter and stops the timer. */
@@ -41,83 +88,99 @@ export interface RateBudget {
 
 interface Waiter {
   since: number;
-  resolve: (waited: number) => void;
+  resolve: (grant: Grant) => void;
   reject: (e: Error) => void;
   detach: () => void;
 }
 
-const WINDOW_MS = 60_000;
-const EPSILON = 1e-9;
+/** "At most grant number `limitSeq` until `until`", from the service's headers. */
+interface Ceiling {
+  limitSeq: number;
+  until: number;
+}
 
-/** Creates a budget on the given clock (defaults: 100 per minute, bursts of 20). */
+const MINUTE_MS = 60_000;
+
+/** Creates a budget on the given clock (defaults: 20 in any 10 s, 100 in any 60 s). */
 export function createRateBudget(options: RateBudgetOptions): RateBudget {
   const clock = options.clock;
-  const perMinute = options.requestsPerMinute ?? 100;
-  const burst = options.burst ?? 20;
-  if (!(perMinute > 0) || !(burst >= 1)) throw new RangeError('rate budget needs requestsPerMinute > 0 and burst >= 1');
-  const perMs = perMinute / WINDOW_MS;
-  // The sliding cap remembers the last `cap` grant times in a ring.
-  const cap = Math.max(1, Math.floor(perMinute));
-  const ring: number[] = [];
-  let ringHead = 0;
+  const perMinute = Math.floor(options.requestsPerMinute ?? 100);
+  const burst = Math.floor(options.burst ?? 20);
+  const marginMs = options.marginMs ?? 1000;
+  const burstMs = (options.burstWindowSeconds ?? 10) * 1000;
+  if (!(perMinute >= 1) || !(burst >= 1) || !(burstMs > 0) || !(marginMs >= 0)) {
+    throw new RangeError('rate budget needs requestsPerMinute ≥ 1, burst ≥ 1, burstWindowSeconds > 0 and marginMs ≥ 0');
+  }
+  const minuteSpan = MINUTE_MS + marginMs;
+  const burstSpan = burstMs + marginMs;
+  const keepSpan = Math.max(minuteSpan, burstSpan);
 
-  let tokens = burst;
-  let refilledAt = clock.now();
+  // Start times of the grants still inside the longer window, oldest first.
+  let times: number[] = [];
+  let head = 0;
+  let ceilings: Ceiling[] = [];
   let pausedUntil = 0;
   let granted = 0;
+  let rateLimited = 0;
+  let waitedMs = 0;
   let closed = false;
   const queues: Record<BudgetPriority, Waiter[]> = { call: [], read: [] };
   let cancelTimer: (() => void) | null = null;
   let timerAt = Infinity;
 
-  function refill(now: number): void {
-    if (now > refilledAt) {
-      tokens = Math.min(burst, tokens + (now - refilledAt) * perMs);
-      refilledAt = now;
+  function forget(now: number): void {
+    while (head < times.length && (times[head] as number) <= now - keepSpan) head++;
+    if (head > 256 && head * 2 > times.length) {
+      times = times.slice(head);
+      head = 0;
     }
+    if (ceilings.length > 0) ceilings = ceilings.filter((c) => c.until > now);
   }
 
-  function oldestInWindow(): number | undefined {
-    return ring.length < cap ? undefined : ring[ringHead];
+  /** Grants counted by a window of `span` ms at `now`. */
+  function countIn(span: number, now: number): number {
+    let n = 0;
+    for (let i = times.length - 1; i >= head && (times[i] as number) > now - span; i--) n++;
+    return n;
   }
 
-  function tryTake(now: number): boolean {
-    refill(now);
-    if (now < pausedUntil || tokens < 1 - EPSILON) return false;
-    const oldest = oldestInWindow();
-    if (oldest !== undefined && oldest + WINDOW_MS > now) return false;
-    tokens = Math.max(0, tokens - 1);
-    if (ring.length < cap) ring.push(now);
-    else {
-      ring[ringHead] = now;
-      ringHead = (ringHead + 1) % cap;
-    }
+  /** Requests that could be granted at `now` (0 while paused). */
+  function room(now: number): number {
+    forget(now);
+    if (now < pausedUntil) return 0;
+    let r = Math.min(perMinute - countIn(minuteSpan, now), burst - countIn(burstSpan, now));
+    for (const c of ceilings) r = Math.min(r, c.limitSeq - granted);
+    return Math.max(0, r);
+  }
+
+  function take(now: number): boolean {
+    if (room(now) < 1) return false;
+    times.push(now);
     granted++;
     return true;
   }
 
+  /** The earliest instant at which room(…) can be ≥ 1 again. */
   function readyAt(now: number): number {
     let at = Math.max(now, pausedUntil);
-    // The small subtraction keeps float noise (600.0000000001 ms) from adding a millisecond.
-    if (tokens < 1 - EPSILON) at = Math.max(at, now + Math.ceil((1 - tokens) / perMs - 1e-6));
-    const oldest = oldestInWindow();
-    if (oldest !== undefined) at = Math.max(at, oldest + WINDOW_MS);
+    if (countIn(minuteSpan, now) >= perMinute) at = Math.max(at, (times[times.length - perMinute] as number) + minuteSpan);
+    if (countIn(burstSpan, now) >= burst) at = Math.max(at, (times[times.length - burst] as number) + burstSpan);
+    for (const c of ceilings) if (c.limitSeq <= granted) at = Math.max(at, c.until);
     return at;
   }
 
-  function nextWaiter(): Waiter | undefined {
-    return queues.call.shift() ?? queues.read.shift();
-  }
+  const waitingCount = (): number => queues.call.length + queues.read.length;
 
   function pump(): void {
     const now = clock.now();
-    while (queues.call.length + queues.read.length > 0 && tryTake(now)) {
-      const w = nextWaiter();
+    while (waitingCount() > 0 && take(now)) {
+      const w = queues.call.shift() ?? queues.read.shift();
       if (!w) break;
       w.detach();
-      w.resolve(now - w.since);
+      waitedMs += now - w.since;
+      w.resolve({ waitedMs: now - w.since, seq: granted });
     }
-    if (queues.call.length + queues.read.length === 0) return clearTimer();
+    if (waitingCount() === 0) return clearTimer();
     const at = Math.max(readyAt(now), now + 1);
     if (at === timerAt) return;
     clearTimer();
@@ -142,47 +205,75 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     timerAt = Infinity;
   }
 
+  /** Re-plans the wake-up after the rules changed (pause, tighten). */
+  function replan(): void {
+    if (waitingCount() === 0) return;
+    clearTimer();
+    pump();
+  }
+
+  function acquireGrant(priority: BudgetPriority, signal?: AbortSignal): Promise<Grant> {
+    if (closed) return Promise.reject(new Error('rate budget closed'));
+    if (signal?.aborted) return Promise.reject(abortError());
+    const now = clock.now();
+    if (waitingCount() === 0 && take(now)) return Promise.resolve({ waitedMs: 0, seq: granted });
+    return new Promise<Grant>((resolve, reject) => {
+      const queue = queues[priority];
+      const onAbort = (): void => {
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
+        reject(abortError());
+        pump();
+      };
+      const waiter: Waiter = {
+        since: now,
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+      pump();
+    });
+  }
+
   return {
-    acquire(priority, signal) {
-      if (closed) return Promise.reject(new Error('rate budget closed'));
-      if (signal?.aborted) return Promise.reject(abortError());
-      const now = clock.now();
-      if (queues.call.length + queues.read.length === 0 && tryTake(now)) return Promise.resolve(0);
-      return new Promise<number>((resolve, reject) => {
-        const queue = queues[priority];
-        const onAbort = (): void => {
-          const i = queue.indexOf(waiter);
-          if (i >= 0) queue.splice(i, 1);
-          reject(abortError());
-          pump();
-        };
-        const waiter: Waiter = {
-          since: now,
-          resolve,
-          reject,
-          detach: () => signal?.removeEventListener('abort', onAbort),
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        queue.push(waiter);
-        pump();
-      });
-    },
+    acquireGrant,
+    acquire: (priority, signal) => acquireGrant(priority, signal).then((g) => g.waitedMs),
     pause(ms) {
+      rateLimited++;
+      pausedUntil = Math.max(pausedUntil, clock.now() + Math.max(0, ms));
+      replan();
+    },
+    tighten(remaining, resetAtMs, afterSeq = granted) {
       const now = clock.now();
-      pausedUntil = Math.max(pausedUntil, now + Math.max(0, ms));
-      if (queues.call.length + queues.read.length > 0) {
-        clearTimer();
-        pump();
-      }
+      if (!Number.isFinite(remaining) || !Number.isFinite(resetAtMs) || resetAtMs <= now) return;
+      // Whatever the service counted expires within a minute of now: never hold longer.
+      const until = Math.min(resetAtMs, now + minuteSpan);
+      const limitSeq = Math.min(afterSeq, granted) + Math.max(0, Math.floor(remaining));
+      // A ceiling the minute window alone keeps us under can never bind: not worth keeping.
+      if (limitSeq - granted >= perMinute) return;
+      // Keep only ceilings no other one makes redundant (lower or equal, lasting as long).
+      if (ceilings.some((c) => c.limitSeq <= limitSeq && c.until >= until)) return;
+      ceilings = ceilings.filter((c) => !(limitSeq <= c.limitSeq && until >= c.until));
+      ceilings.push({ limitSeq, until });
+      replan();
+    },
+    headroom() {
+      return Math.max(0, room(clock.now()) - queues.call.length);
     },
     stats() {
       const now = clock.now();
-      refill(now);
+      const headroom = Math.max(0, room(now) - queues.call.length);
       return {
         granted,
-        waiting: queues.call.length + queues.read.length,
-        tokens: Math.floor(tokens + EPSILON),
+        waiting: waitingCount(),
         pausedUntil: pausedUntil > now ? pausedUntil : 0,
+        rateLimited,
+        waitedMs,
+        inBurstWindow: countIn(burstSpan, now),
+        inMinuteWindow: countIn(minuteSpan, now),
+        headroom,
       };
     },
     close() {

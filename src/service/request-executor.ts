@@ -2,6 +2,7 @@ import type { Clock } from '../time/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { BudgetPriority, RateBudget } from './rate-budget.js';
 import type { HttpRequest, HttpTransport } from './http-transport.js';
+import { readRateHeaders } from './rate-headers.js';
 import {
   RequestWithheldError,
   ServiceError,
@@ -17,7 +18,8 @@ import {
  * classifies the answer, and retries where that is safe. Reads (GET) retry on server
  * and network failures with exponential backoff and full jitter; any request except
  * make_call retries after a 429 (the service did not act on it); make_call is never
- * retried, and its server/network failures are flagged "may have been placed".
+ * retried, and its server/network failures are flagged "may have been placed". Every
+ * answer's `X-RateLimit-Remaining`/`-Reset` tighten the budget; a 429 pauses it.
  */
 
 /** One HTTP exchange, reported for metrics. */
@@ -74,7 +76,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
   return async function execute<T>(call: ServiceCall<T>): Promise<T> {
     const priority: BudgetPriority = call.placesCall ? 'call' : 'read';
     for (let attempt = 1; ; attempt++) {
-      const waitedMs = await opts.budget.acquire(priority);
+      const { waitedMs, seq } = await opts.budget.acquireGrant(priority);
       if (call.beforeSend && !call.beforeSend()) throw new RequestWithheldError(call.endpoint);
       let token: string;
       try {
@@ -96,6 +98,8 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       try {
         const answer = await opts.transport.send({ method: call.method, path: call.path, headers, ...(body === undefined ? {} : { body }) });
         status = answer.status;
+        const ceiling = readRateHeaders(answer.rateLimitRemaining, answer.rateLimitReset, clock.now());
+        if (ceiling) opts.budget.tighten(ceiling.remaining, ceiling.resetAtMs, seq);
         outcome = classify(call, answer.status, answer.contentType, answer.text, answer.retryAfter, clock.now(), scrub);
       } catch (e) {
         outcome = { ok: false, error: networkError(call, e, scrub) };

@@ -24,7 +24,7 @@ describe('loadConfig: a good config', () => {
     const d = loaded.daemon;
     expect(d).toEqual({
       file: path.join(fixtures, 'good/campaignd.yaml'),
-      api: { baseUrl: 'https://service.example', tokenFile: path.join(fixtures, 'good/token'), rateLimit: { requestsPerMinute: 100, burst: 20 }, serverTimezone: 'UTC' },
+      api: { baseUrl: 'https://service.example', tokenFile: path.join(fixtures, 'good/token'), rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 }, serverTimezone: 'UTC' },
       database: path.join(fixtures, 'good/data/test.db'),
       campaignsDir: path.join(fixtures, 'good/campaigns'),
       http: { host: '127.0.0.1', port: 9464 },

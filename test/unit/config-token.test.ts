@@ -16,7 +16,7 @@ afterAll(async () => {
 function daemon(tokenFile?: string): DaemonConfig {
   const d: DaemonConfig = {
     file: path.join(dir, 'campaignd.yaml'),
-    api: { baseUrl: 'https://service.example', rateLimit: { requestsPerMinute: 100, burst: 20 }, serverTimezone: 'UTC' },
+    api: { baseUrl: 'https://service.example', rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 }, serverTimezone: 'UTC' },
     database: ':memory:',
     campaignsDir: dir,
     http: { host: '127.0.0.1', port: 0 },
