@@ -98,7 +98,9 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       try {
         const answer = await opts.transport.send({ method: call.method, path: call.path, headers, ...(body === undefined ? {} : { body }) });
         status = answer.status;
-        const ceiling = readRateHeaders(answer.rateLimitRemaining, answer.rateLimitReset, clock.now());
+        // A 429's own wait (Retry-After) governs it: the pause below; any other answer's
+        // count of what is left may only make the budget stricter.
+        const ceiling = answer.status === 429 ? null : readRateHeaders(answer.rateLimitRemaining, answer.rateLimitReset, clock.now());
         if (ceiling) opts.budget.tighten(ceiling.remaining, ceiling.resetAtMs, seq);
         outcome = classify(call, answer.status, answer.contentType, answer.text, answer.retryAfter, clock.now(), scrub);
       } catch (e) {

@@ -20,6 +20,9 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
   switch (key) {
     case 'GET /__sim/calls':
       return json(200, { calls: [...state.calls.values()].sort((a, b) => a.id - b.id).map((c) => simCall(state, c)) });
+    case 'GET /__sim/stats':
+      // Limiter trips are refusals by the limiter itself; injected 429s are counted apart.
+      return json(200, { rate_limit: { ...state.rateLimitStats } });
     case 'GET /__sim/webhooks':
       return json(200, { deliveries: state.webhookDeliveries });
     case 'GET /__sim/faults':

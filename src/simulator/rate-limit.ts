@@ -1,8 +1,10 @@
-import type { RateLimitOptions } from './types.js';
+import type { RateLimitOptions, RateLimitStats } from './types.js';
 
 /** The answer of the limiter for one request. */
 export interface RateVerdict {
   allowed: boolean;
+  /** True when this request went over a window (not when it was refused during a lockout). */
+  trip: boolean;
   limit: number;
   remaining: number;
   /** Epoch seconds at which a request would be allowed again. */
@@ -11,44 +13,80 @@ export interface RateVerdict {
   retryAfter: number;
 }
 
+interface UserLog {
+  times: number[];
+  lockedUntil: number;
+}
+
 /**
  * The live service's limit as service-facts.md reports it: `perMinute` requests per
  * rolling minute and at most `burst` per rolling `burstWindowSeconds`, per token.
- * Sliding logs of request times on the simulator's clock.
+ * Sliding logs of request arrival times on the simulator's clock. With
+ * `lockoutSeconds`, a trip refuses the token outright for that long, as the live
+ * service's `retry_after: 60` does. Counts what it did in `stats` (a refusal it makes
+ * itself is a trip; an injected 429 is not its doing).
  */
 export class RateLimiter {
-  private readonly log = new Map<number, number[]>();
+  private readonly log = new Map<number, UserLog>();
 
-  constructor(private readonly opts: RateLimitOptions) {}
+  constructor(
+    private readonly opts: RateLimitOptions,
+    readonly stats: RateLimitStats = { allowed: 0, trips: 0, refused: 0, injected: 0 },
+  ) {}
 
   /** Counts a request of `userIndex` at `now` if allowed. */
   check(userIndex: number, now: number): RateVerdict {
     const windowMs = 60_000;
     const burstMs = this.opts.burstWindowSeconds * 1000;
-    const times = (this.log.get(userIndex) ?? []).filter((t) => t > now - windowMs);
-    this.log.set(userIndex, times);
+    const user = this.log.get(userIndex) ?? { times: [], lockedUntil: 0 };
+    user.times = user.times.filter((t) => t > now - Math.max(windowMs, burstMs));
+    this.log.set(userIndex, user);
+    const times = user.times;
+    const inMinute = times.filter((t) => t > now - windowMs);
+    const limit = this.opts.perMinute;
+    if (now < user.lockedUntil) {
+      this.stats.refused++;
+      return refusal(false, limit, user.lockedUntil, now);
+    }
     const inBurst = times.filter((t) => t > now - burstMs);
     let waitUntil = now;
-    if (times.length >= this.opts.perMinute) waitUntil = Math.max(waitUntil, (times[times.length - this.opts.perMinute] ?? now) + windowMs);
+    if (inMinute.length >= limit) waitUntil = Math.max(waitUntil, (inMinute[inMinute.length - limit] ?? now) + windowMs);
     if (inBurst.length >= this.opts.burst) waitUntil = Math.max(waitUntil, (inBurst[inBurst.length - this.opts.burst] ?? now) + burstMs);
-    const allowed = waitUntil <= now;
-    if (allowed) times.push(now);
-    const oldest = times[0];
+    if (waitUntil > now) {
+      this.stats.trips++;
+      this.stats.refused++;
+      const lockout = (this.opts.lockoutSeconds ?? 0) * 1000;
+      if (lockout > 0) user.lockedUntil = waitUntil = Math.max(waitUntil, now + lockout);
+      return refusal(true, limit, waitUntil, now);
+    }
+    this.stats.allowed++;
+    times.push(now);
+    inMinute.push(now);
     return {
-      allowed,
-      limit: this.opts.perMinute,
-      remaining: Math.max(0, this.opts.perMinute - times.length),
-      resetAt: Math.ceil((allowed ? (oldest ?? now) + windowMs : waitUntil) / 1000),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((waitUntil - now) / 1000)),
+      allowed: true,
+      trip: false,
+      limit,
+      remaining: Math.max(0, limit - inMinute.length),
+      // When the oldest request of the minute leaves it: one more is allowed from then.
+      resetAt: Math.ceil(((inMinute[0] ?? now) + windowMs) / 1000),
+      retryAfter: 0,
     };
   }
 }
 
-/** Parses `100/min` (or `100/minute`, `100`) into the live limit's shape with bursts of 20 per 10 s. */
+function refusal(trip: boolean, limit: number, until: number, now: number): RateVerdict {
+  return { allowed: false, trip, limit, remaining: 0, resetAt: Math.ceil(until / 1000), retryAfter: Math.max(1, Math.ceil((until - now) / 1000)) };
+}
+
+/**
+ * Parses `100/min` (or `100/minute`, `100`) into the live limit's shape with bursts of
+ * 20 per 10 s; `100/min,lockout=60` also refuses a token for 60 s after each trip.
+ */
 export function parseRateLimit(text: string): RateLimitOptions {
-  const m = /^(\d+)(?:\s*\/\s*(?:m|min|minute))?$/.exec(text.trim());
-  if (!m) throw new RangeError(`rate limit must look like 100/min, got "${text}"`);
+  const m = /^(\d+)(?:\s*\/\s*(?:m|min|minute))?(?:\s*,\s*lockout\s*=\s*(\d+)s?)?$/.exec(text.trim());
+  if (!m) throw new RangeError(`rate limit must look like 100/min or 100/min,lockout=60, got "${text}"`);
   const perMinute = Number(m[1]);
   if (perMinute < 1) throw new RangeError('rate limit must be at least 1/min');
-  return { perMinute, burst: Math.min(20, perMinute), burstWindowSeconds: 10 };
+  const base = { perMinute, burst: Math.min(20, perMinute), burstWindowSeconds: 10 };
+  return m[2] === undefined ? base : { ...base, lockoutSeconds: Number(m[2]) };
 }

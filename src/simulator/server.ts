@@ -65,7 +65,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     leadsPaginated: opts.leadsPaginated ?? false,
   });
   const faults = new Faults(seed);
-  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit) : null;
+  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit, state.rateLimitStats) : null;
   const badTokenAnswer = opts.badTokenAnswer ?? 'json401';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -100,7 +100,12 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       extraHeaders['X-RateLimit-Reset'] = String(v.resetAt);
       if (!v.allowed) return writeResult(res, tooManyRequests(v.retryAfter, extraHeaders));
     }
-    if (fault.rateLimited) return writeResult(res, tooManyRequests(fault.rateLimited.retryAfter, extraHeaders));
+    if (fault.rateLimited) {
+      state.rateLimitStats.injected++;
+      // The injected refusal names its own wait; the headers say the same.
+      const reset = String(Math.ceil(clock.now() / 1000) + fault.rateLimited.retryAfter);
+      return writeResult(res, tooManyRequests(fault.rateLimited.retryAfter, { ...extraHeaders, 'X-RateLimit-Reset': reset }));
+    }
     if (fault.serverStatus !== null) return writeResult(res, json(fault.serverStatus, { message: serverErrorMessage(method, path) }, extraHeaders));
 
     const match = matchRoute(routes, method, path);

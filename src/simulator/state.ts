@@ -1,5 +1,6 @@
 import type {
   FixedOutcome,
+  RateLimitStats,
   SimAssistant,
   SimCall,
   SimCampaign,
@@ -32,6 +33,8 @@ export class SimState {
   readonly fixedOutcomes = new Map<string, FixedOutcome[]>();
   /** How many calls each number has had; part of the per-call random stream's key. */
   readonly callsPerNumber = new Map<string, number>();
+  /** What the rate limiter did, over all users (all zero when it is off). */
+  readonly rateLimitStats: RateLimitStats = { allowed: 0, trips: 0, refused: 0, injected: 0 };
   private readonly counters = new Map<string, number>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly timers = new Set<() => void>();

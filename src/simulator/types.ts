@@ -41,6 +41,24 @@ export interface RateLimitOptions {
   perMinute: number;
   burst: number;
   burstWindowSeconds: number;
+  /**
+   * Seconds a token is refused outright after it tripped the limiter (the live service
+   * answers `retry_after: 60`: a trip costs a whole minute). 0 or absent: no lockout,
+   * only the windows.
+   */
+  lockoutSeconds?: number;
+}
+
+/** What the limiter did, for tests (`state.rateLimitStats`, `GET /__sim/stats`). */
+export interface RateLimitStats {
+  /** Requests the limiter let through. */
+  allowed: number;
+  /** Requests that went over a window: the trips a client must never cause. */
+  trips: number;
+  /** Every request the limiter refused (trips, and refusals during a lockout). */
+  refused: number;
+  /** 429s injected as faults through /__sim/faults (not the limiter's doing). */
+  injected: number;
 }
 
 export interface SimUser {

@@ -48,9 +48,51 @@ describe('rate-limit emulation (100/min, bursts of 20 per 10 s)', () => {
     expect(limited.status).toBe(200); // at t=60 s the first burst has left the minute
   });
 
+  it('counts its own refusals as trips, apart from 429s injected as faults', async () => {
+    const { a, sim, controls } = await setup();
+    for (let i = 0; i < 22; i++) await a.get('/api/user/campaigns');
+    expect(sim.state.rateLimitStats).toEqual({ allowed: 20, trips: 2, refused: 2, injected: 0 });
+    const fault = await controls.post('/__sim/faults', { rate_limited: 1, retry_after: 3 });
+    expect(fault.status).toBe(200);
+    await a.get('/api/user/campaigns');
+    await controls.post('/__sim/reset-faults');
+    const stats = await controls.get('/__sim/stats');
+    expect(stats.body).toEqual({ rate_limit: { allowed: 20, trips: 3, refused: 3, injected: 0 } });
+  });
+
+  it('gives an injected 429 headers that agree with its retry_after, and counts it apart', async () => {
+    const { sim, clock, controls, b } = await setup();
+    await controls.post('/__sim/faults', { rate_limited: 1, retry_after: 3 });
+    // The limiter lets the request through (it is counted), and the fault answers it.
+    const res = await b.get('/api/user/campaigns');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(Math.ceil(clock.now() / 1000) + 3);
+    expect(sim.state.rateLimitStats).toMatchObject({ trips: 0, injected: 1 });
+  });
+
+  it('with a lockout, refuses everything for the whole lockout after a trip (one trip, many refusals)', async () => {
+    const t = await startTestSim({ rateLimit: parseRateLimit('100/min,lockout=60') });
+    open.push(t.sim);
+    const { a, clock, sim } = t;
+    for (let i = 0; i < 20; i++) expect((await a.get('/api/user/campaigns')).status).toBe(200);
+    const tripped = await a.get('/api/user/campaigns');
+    expect(tripped.status).toBe(429);
+    expect(tripped.body.retry_after).toBe(60);
+    await clock.advance(30_000);
+    const locked = await a.get('/api/user/campaigns');
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBe('30');
+    expect(sim.state.rateLimitStats).toMatchObject({ allowed: 20, trips: 1, refused: 2 });
+    await clock.advance(30_000);
+    expect((await a.get('/api/user/campaigns')).status).toBe(200);
+  });
+
   it('parses --rate-limit forms and refuses nonsense', () => {
     expect(parseRateLimit('100/min')).toEqual({ perMinute: 100, burst: 20, burstWindowSeconds: 10 });
     expect(parseRateLimit('10')).toEqual({ perMinute: 10, burst: 10, burstWindowSeconds: 10 });
+    expect(parseRateLimit('100/min,lockout=60')).toEqual({ perMinute: 100, burst: 20, burstWindowSeconds: 10, lockoutSeconds: 60 });
     expect(() => parseRateLimit('fast')).toThrow(RangeError);
   });
 });
