@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The tests spawn bin/campaignd.js, which runs dist/: rebuilt first when a source is newer.
+    globalSetup: ['test/helpers/build.ts'],
   },
 });

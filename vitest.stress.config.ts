@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The tests spawn bin/campaignd.js, which runs dist/: rebuilt first when a source is newer.
+    globalSetup: ['test/helpers/build.ts'],
     // One scenario at a time: each already runs a daemon and a simulator on a 2-core machine.
     maxWorkers: 1,
     fileParallelism: false,

@@ -1,16 +1,19 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// Entry point of both production deployments (the systemd unit and the container image run
-// this file itself, so the node flags above apply): the compiled output of `npm run build`
-// (dist/src/main.js) on plain node. Without the tsx loader and its worker thread the daemon
-// holds ~50 MB less resident memory (bench/daemon-memory.ts). `npx campaignd`
-// (bin/campaignd.js) stays the entry for development and the tests: it runs the TypeScript
-// sources and needs no build.
+// `campaignd`: the package's bin (npx campaignd, npm's node_modules/.bin/campaignd, the
+// systemd unit and the container image all run this file). It runs the compiled build,
+// dist/src/main.js, on plain node: no TypeScript loader at run time. `npm ci` produces the
+// build (the `prepare` script runs `npm run build`), `npm pack` puts it in the tarball, and
+// `npm test` rebuilds it before the tests that spawn this file. Without a loader and its
+// worker thread, `campaignd status` starts in about half the time and the daemon holds
+// ~50 MB less resident memory (bench/RESULTS.md).
 //
 // --max-semi-space-size=4 (MB; node's default is 16): the young generation is garbage
 // headroom, and at 16 MB per semi-space it is as large as everything the daemon keeps alive.
 // 4 MB saves ~20 MB resident in the daemon and ~35 MB in a million-row `leads import` for
 // more frequent, shorter scavenges; no CPU cost was measurable at the daemon's call rates.
-// Only flags node documents belong here: an unknown one stops node from starting.
+// The flags apply when the file is executed (`campaignd ...`, `./bin/campaignd.js ...`), not
+// under `node bin/campaignd.js`. Only flags node documents belong here: an unknown one stops
+// node from starting.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,11 @@ Usage: campaignd demo [--time-scale X] [--seed N] [--timeout SECONDS]
 `;
 
 const DEMO_CAMPAIGN = 'demo';
-const bundledConfig = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../config');
+// The package's config/ folder: two levels above src/cli/ when run from the sources, three
+// above dist/src/cli/ in the compiled build that the bin runs.
+const bundledConfig = [2, 3]
+  .map((up) => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../'.repeat(up), 'config'))
+  .find((dir) => existsSync(path.join(dir, 'campaignd.yaml')));
 
 /** `campaignd demo`: a whole campaign against the simulator, start to finish. */
 export async function demoCommand(args: string[], io: CliIo): Promise<number> {
@@ -95,6 +100,7 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
 /** Copies the bundled config into the work folder, pointed at the simulator and a free port. */
 async function prepareConfig(work: string, simUrl: string): Promise<string> {
   const dir = path.join(work, 'config');
+  if (!bundledConfig) throw new CliError('the bundled example config (config/campaignd.yaml) is missing from this installation: reinstall campaignd', EXIT.problems);
   await cp(bundledConfig, dir, { recursive: true });
   const file = path.join(dir, 'campaignd.yaml');
   const doc = parseDocument(await readFile(file, 'utf8'));

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { durableTransaction } from '../store/durable.js';
 import { prepared } from '../store/prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import {
@@ -75,7 +76,8 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
  */
 export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[]): Promise<ClaimResult[]> {
   if (inputs.length === 0) return [];
-  return db.transaction().execute(async (trx) => {
+  // synchronous=FULL for this commit: the intent must outlive a power cut, not only a crash.
+  return durableTransaction(db, async (trx) => {
     const live = await trx
       .selectFrom('attempts')
       .select('phone_number')

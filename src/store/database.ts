@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { SYNCHRONOUS_DEFAULT } from './durable.js';
 import type { Database } from './types.js';
 
 // The database factory: the ONLY file that knows the store is SQLite. Pragmas and
@@ -69,7 +70,9 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     sqlite.pragma('foreign_keys = ON');
     // WAL lets `status` read while the daemon writes; NORMAL is durable across process
-    // crashes in WAL mode (only an OS crash may lose the last transactions).
+    // crashes in WAL mode (only an OS crash or a power cut may lose the last transactions).
+    // The one commit that must survive those too, the intent row before make_call, runs
+    // through durableTransaction (durable.ts), which switches to FULL around it.
     if (!opts.readonly && !memory) {
       sqlite.pragma('journal_mode = WAL');
       // Checkpoints copy the WAL into the database file and sync it: tens to hundreds of
@@ -77,7 +80,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
       // a timer); the automatic one is only a safety net, so a claim rarely pays for it.
       sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     }
-    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`synchronous = ${SYNCHRONOUS_DEFAULT}`);
     // A negative cache_size is in KiB.
     sqlite.pragma(`cache_size = -${CACHE_KIB}`);
   } catch (err) {

@@ -1,0 +1,132 @@
+// The intent row before make_call (rule 6) is committed with synchronous=FULL, so that a
+// power cut cannot lose it (issue 11, part 4); everything else keeps NORMAL. Checked on a
+// real SQLite file, reading the setting from inside the claim's own transaction.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CampaignConfig } from '../../src/config/types.js';
+import { claimAttempts } from '../../src/engine/attempts.js';
+import { importLeads } from '../../src/leads/import.js';
+import type { ReadLeadResult } from '../../src/leads/read-leads.js';
+import { upsertCampaign } from '../../src/store/campaigns.js';
+import { openDatabase, storeSettings } from '../../src/store/database.js';
+import { durableTransaction } from '../../src/store/durable.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import type { Database } from '../../src/store/types.js';
+
+// SQLite's numbers for PRAGMA synchronous.
+const NORMAL = 1;
+const FULL = 2;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-durable-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'campaignd.db');
+}
+
+/**
+ * A store opened by the daemon's factory, then a second kysely over its own better-sqlite3
+ * connection whose query log reads `synchronous` right after each statement, while the
+ * statement's transaction is still open.
+ */
+async function probedStore(): Promise<{ db: Kysely<Database>; raw: SqliteDatabase.Database; seen: { sql: string; synchronous: number }[] }> {
+  const file = tempFile();
+  const handle = openDatabase(file);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  const seen: { sql: string; synchronous: number }[] = [];
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: raw }),
+    log: (event) => {
+      if (event.level === 'query') seen.push({ sql: event.query.sql, synchronous: Number(raw.pragma('synchronous', { simple: true })) });
+    },
+  });
+  cleanups.push(() => db.destroy());
+  return { db, raw, seen };
+}
+
+function campaign(name: string): CampaignConfig {
+  return {
+    name, file: `/x/${name}.yaml`, assistantId: 1, timezone: 'UTC', allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
+    maxCallsInParallel: 10, maxRetries: 0, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true, retryOn: ['busy'], blackoutDates: [],
+    initialStatus: 'running', leads: {}, allowDuplicates: false,
+  };
+}
+
+async function* rows(phones: string[]): AsyncGenerator<ReadLeadResult> {
+  for (const [i, phone] of phones.entries()) yield { ok: true, line: i + 2, lead: { phoneNumber: phone, secondary: [], variables: {} } };
+}
+
+describe('the claim before make_call (rule 6)', () => {
+  it('commits the intent row with synchronous=FULL, and the connection is back to NORMAL after', async () => {
+    const { db, raw, seen } = await probedStore();
+    const row = await upsertCampaign(db, campaign('north'), { timezone: 'UTC' }, 1_000);
+    await importLeads(db, { id: row.id, allowDuplicates: false }, rows(['+4915100000001']), { now: 1_000, sourceFile: '/x/north.csv' });
+    const lead = await db.selectFrom('leads').select('id').executeTakeFirstOrThrow();
+    seen.length = 0;
+
+    const [result] = await claimAttempts(db, [
+      { campaignId: row.id, leadId: lead.id, contactPosition: 0, phoneNumber: '+4915100000001', assistantId: 1, owner: 'test', now: 2_000 },
+    ]);
+
+    expect(result?.ok).toBe(true);
+    const insert = seen.find((q) => /^insert into "attempts"/i.test(q.sql));
+    expect(insert, `queries seen: ${seen.map((q) => q.sql).join(' | ')}`).toBeDefined();
+    // Every statement of the claim, the lead update and the intent insert included.
+    const claimStatements = seen.filter((q) => !/^pragma/i.test(q.sql));
+    expect(claimStatements.length).toBeGreaterThanOrEqual(3);
+    expect(claimStatements.map((q) => q.synchronous)).toEqual(claimStatements.map(() => FULL));
+    expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
+  });
+
+  it('returns to NORMAL when the transaction rolls back', async () => {
+    const { db, raw } = await probedStore();
+    await expect(
+      durableTransaction(db, async (trx) => {
+        expect(Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(trx)).rows[0]?.synchronous)).toBe(FULL);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
+  });
+
+  it('keeps other writes of the same connection on NORMAL, even when queued during a durable one', async () => {
+    const { db, seen } = await probedStore();
+    const durable = durableTransaction(db, async (trx) => {
+      await trx.selectFrom('campaigns').select('id').execute();
+    });
+    const other = db.transaction().execute(async (trx) => {
+      await trx.selectFrom('leads').select('id').execute();
+    });
+    await Promise.all([durable, other]);
+    expect(seen.find((q) => q.sql.includes('"campaigns"'))?.synchronous).toBe(FULL);
+    expect(seen.find((q) => q.sql.includes('"leads"'))?.synchronous).toBe(NORMAL);
+  });
+
+  it('SQLite refuses the switch inside a transaction, which is why it wraps BEGIN and COMMIT', () => {
+    const raw = new SqliteDatabase(':memory:');
+    cleanups.push(() => raw.close());
+    raw.exec('begin');
+    expect(() => raw.pragma('synchronous = FULL')).toThrow(/inside a transaction/);
+    raw.exec('rollback');
+  });
+
+  it('leaves the daemon connection on NORMAL outside the claim', async () => {
+    const handle = openDatabase(tempFile());
+    cleanups.push(() => handle.close());
+    await migrateToLatest(handle.db);
+    await durableTransaction(handle.db, async () => undefined);
+    expect((await storeSettings(handle)).synchronous).toBe(String(NORMAL));
+  });
+});
