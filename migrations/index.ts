@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_status_counts.js';
 import * as m0003 from './0003_provisional_index.js';
+import * as m0004 from './0004_call_results.js';
+import * as m0005 from './0005_phone_attempt_times.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -15,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_status_counts': m0002,
   '0003_provisional_index': m0003,
+  '0004_call_results': m0004,
+  '0005_phone_attempt_times': m0005,
 };

@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
+import { mergeCallResult } from '../store/results.js';
+import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
 import { markEnded, setCallId, transitionAttempt } from './attempts.js';
@@ -25,6 +27,14 @@ export interface OutcomeContext {
   onSlotFreed: (campaignId: number) => void;
   /** Called for every final outcome (metrics). */
   onOutcome?: (campaign: string, outcomeClass: string) => void;
+  /** How call results are kept (daemon config `results`); transcripts kept when absent. */
+  results?: ResultsPolicy;
+}
+
+/** What of a call's results is stored, and how the service's zone-less times read. */
+export interface ResultsPolicy {
+  keepTranscripts: boolean;
+  serverTimezone: string;
 }
 
 export interface CallObservation {
@@ -35,6 +45,10 @@ export interface CallObservation {
   /** When the call ended, when known; else the observation time is used. */
   endedAt: number | null;
   source: Extract<OutcomeSource, 'webhook' | 'poll'>;
+  /** What the source said of the call's results (transcript, recording…), as sent. */
+  given?: GivenCall;
+  /** `given` read once (a batch may apply the observation again). */
+  read?: ReadResult;
 }
 
 export type ObservationResult = 'progress' | 'ended' | 'confirmed' | 'revised' | 'ignored';
@@ -61,6 +75,9 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
   const now = ctx.now();
   const cls = classifyCall(obs.status, obs.answeredBy);
   const live = (LIVE_ATTEMPT_STATES as readonly string[]).includes(attempt.state);
+  // The call's results are kept once it ended, whatever the attempt made of the outcome
+  // (a duplicate webhook or a listing after the webhook completes what the first said).
+  if (obs.given && cls !== 'in-progress' && cls !== 'unknown-status') await keepResult(trx, ctx, attempt, obs, now);
 
   if (!live) return confirmProvisional(trx, ctx, attempt, obs, cls, now);
 
@@ -90,9 +107,24 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
   return { result: 'ended', cls };
 }
 
+/** Stores what the service said of the call, inside the outcome's transaction. */
+async function keepResult(trx: Trx, ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation, now: number): Promise<void> {
+  obs.read ??= readGivenCall(obs.given!, ctx.results?.serverTimezone ?? 'UTC');
+  await mergeCallResult(
+    trx,
+    { attemptId: attempt.id, campaignId: attempt.campaign_id, leadId: attempt.lead_id },
+    obs.read.fields,
+    { source: obs.source, now, keepTranscripts: ctx.results?.keepTranscripts ?? true },
+  );
+}
+
 /** Logs, counts and frees the slot of an applied observation; call only after its commit. */
 export function announceObservation(ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation, applied: AppliedObservation): void {
   const campaign = ctx.campaign(attempt.campaign_id);
+  // Said once, after the commit: a field of the wrong type was left out, the outcome was not.
+  for (const problem of obs.read?.problems ?? []) {
+    ctx.logger.warn({ attempt: attempt.id, callId: obs.callId, source: obs.source }, `call result: ${problem}`);
+  }
   if (applied.result === 'revised') {
     ctx.logger.info({ attempt: attempt.id }, 'webhook success was a voicemail; lead decided again');
     return;

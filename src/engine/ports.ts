@@ -3,6 +3,7 @@
 // run here.
 
 import type { ErrorKind as ServiceErrorKind } from '../service/errors.js';
+import type { GivenCall } from '../results/given.js';
 
 export type { ServiceErrorKind };
 
@@ -31,6 +32,8 @@ export interface CallSummary {
   answeredBy: string | null | undefined;
   /** Epoch ms, or null when the service's timestamp could not be read. */
   createdAt: number | null;
+  /** The call's results as sent (transcript, recording, extracted variables…), kept once it ended. */
+  given?: GivenCall;
 }
 
 export interface MakeCallRequest {
@@ -54,4 +57,6 @@ export interface EngineClient {
   /** The service campaign's status, for campaigns linked by remote_campaign_id. */
   remoteCampaignStatuses?(): Promise<Map<number, string>>;
   updateRemoteCampaign?(campaignId: number, action: 'start' | 'stop'): Promise<void>;
+  /** Requests that could start now under the rate budget, less the make_calls waiting (polling spends what dialing leaves). */
+  budgetHeadroom?(): number;
 }

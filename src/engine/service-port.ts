@@ -34,6 +34,19 @@ export function engineClientFrom(client: ServiceClient): EngineClient {
           status: c.status,
           answeredBy: c.answered_by,
           createdAt: parseServiceTime(c.created_at, zone),
+          given: {
+            id: c.id,
+            status: c.status,
+            answered_by: c.answered_by,
+            duration: c.duration,
+            created_at: c.created_at,
+            cost: c.total_cost ?? c.carrier_cost,
+            recording_url: c.given?.recording_url,
+            transcript: c.given?.transcript,
+            // The call record's `variables` are what the assistant extracted (the webhook's extracted_variables).
+            extracted_variables: c.given?.variables,
+            evaluation: c.given?.evaluation,
+          },
         }));
         const stop = onPage(calls);
         if (stop === true || !result.hasMore || result.items.length === 0) return;
@@ -56,5 +69,6 @@ export function engineClientFrom(client: ServiceClient): EngineClient {
     async updateRemoteCampaign(campaignId, action) {
       await client.updateCampaignStatus({ campaign_id: campaignId, action });
     },
+    budgetHeadroom: () => client.budget.headroom(),
   };
 }

@@ -45,6 +45,14 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
     // not make a retry fall due before retry_interval has really passed.
     endedAt: null,
     source: 'webhook',
+    given: {
+      ...body.given,
+      id: callId,
+      status: body.status,
+      duration: body.duration,
+      created_at: body.created_at,
+      finished_at: body.finished_at,
+    },
   };
   // Finding the attempt and applying the outcome share one transaction (and its batch).
   const found = await ctx.commit.run(async (trx) => {

@@ -177,8 +177,26 @@ export const outboundAssistantSchema = z.looseObject({
 });
 export type OutboundAssistant = z.output<typeof outboundAssistantSchema>;
 
-/** Call (spec 2.6). `status` stays a plain string so an unknown value never breaks polling. */
-export const callSchema = z.looseObject({
+/**
+ * The result fields of a call or webhook as the service sent them, under `given`, before
+ * the liberal parsing below joins a transcript list into text or drops a value of the
+ * wrong type: the store keeps them as sent (src/results/given.ts judges each one).
+ */
+function keepGiven(keys: readonly string[]) {
+  return (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const r = v as Record<string, unknown>;
+    return { ...r, given: Object.fromEntries(keys.map((k) => [k, r[k]])) };
+  };
+}
+const givenSchema = z.record(z.string(), z.unknown());
+
+/**
+ * Call (spec 2.6). `status` stays a plain string so an unknown value never breaks polling;
+ * a result field of the wrong type reads as empty (and is judged from `given`), so it
+ * never hides the call's end either.
+ */
+export const callSchema = z.preprocess(keepGiven(['transcript', 'variables', 'evaluation', 'recording_url']), z.looseObject({
   id: liberalId,
   assistant_name: nullableString,
   campaign_name: nullableString,
@@ -187,17 +205,18 @@ export const callSchema = z.looseObject({
   assistant_phone_number: nullableString,
   client_phone_number: nullableString,
   status: z.string(),
-  transcript: liberalTranscript,
-  variables: liberalObject,
-  evaluation: liberalObject,
+  transcript: liberalTranscript.catch(''),
+  variables: liberalObject.catch({}),
+  evaluation: liberalObject.catch({}),
   webhook_response: z.unknown().optional().transform((v) => (v === undefined ? null : v)),
   carrier_cost: nullableNumber,
   total_cost: nullableNumber,
   answered_by: nullableString,
-  recording_url: nullableString,
+  recording_url: nullableString.catch(null),
   created_at: nullableString,
   updated_at: nullableString,
-});
+  given: givenSchema.optional(),
+}));
 export type Call = z.output<typeof callSchema>;
 
 /** Phone number entry (spec 2.7). */
@@ -261,21 +280,23 @@ export const webhookLeadSchema = z.looseObject({
 });
 
 /** Post-call webhook payload (service-facts.md, "Post-call webhook payload"). */
-export const postCallWebhookSchema = z.looseObject({
+export const postCallWebhookSchema = z.preprocess(keepGiven(['transcript', 'extracted_variables', 'recording_url', 'evaluation', 'answered_by']), z.looseObject({
   id: liberalId,
   customer_phone: nullableString,
   assistant_phone: nullableString,
   duration: nullableNumber,
   status: z.string(),
-  extracted_variables: liberalObject,
-  input_variables: liberalObject,
-  transcript: liberalTranscript,
-  recording_url: nullableString,
+  // Result fields: a value of the wrong type must not refuse the call's outcome.
+  extracted_variables: liberalObject.catch({}),
+  input_variables: liberalObject.catch({}),
+  transcript: liberalTranscript.catch(''),
+  recording_url: nullableString.catch(null),
   created_at: nullableString,
   finished_at: nullableString,
   lead: webhookLeadSchema.nullish().transform((v) => v ?? null),
   campaign: z.looseObject({}).nullish().transform((v) => v ?? null),
-});
+  given: givenSchema.optional(),
+}));
 export type PostCallWebhook = z.output<typeof postCallWebhookSchema>;
 
 /** `data` of the create/update assistant answers (4.9, 4.10). */

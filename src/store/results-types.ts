@@ -1,0 +1,33 @@
+import type { Selectable } from 'kysely';
+
+// Row type of migrations/0004_call_results.ts. Times are epoch milliseconds.
+
+/** Which source said it first, then which completed it. */
+export type ResultSource = 'webhook' | 'poll' | 'webhook,poll' | 'poll,webhook';
+
+export interface CallResultsTable {
+  attempt_id: number;
+  campaign_id: number;
+  lead_id: number;
+  call_id: string | null;
+  status: string | null;
+  answered_by: string | null;
+  duration_seconds: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  cost: number | null;
+  recording_url: string | null;
+  /** JSON: a string or a list of turns, as the service sent it. */
+  transcript_json: string | null;
+  /** JSON object. */
+  extracted_json: string | null;
+  /** JSON, as the service sent it. */
+  evaluation_json: string | null;
+  source: ResultSource;
+  received_at: number;
+  updated_at: number;
+  /** When the personal fields were erased (retention or forget); null while kept. */
+  erased_at: number | null;
+}
+
+export type CallResultRow = Selectable<CallResultsTable>;

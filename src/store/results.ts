@@ -1,0 +1,87 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { CallResultFields } from '../results/given.js';
+import type { CallResultRow, ResultSource } from './results-types.js';
+import type { Database } from './types.js';
+
+// The call_results repository (migrations/0004_call_results.ts): what the service said of
+// each attempt's call. Written by the engine inside the outcome's own transaction.
+
+/** The attempt a result belongs to. */
+export interface ResultOwner {
+  attemptId: number;
+  campaignId: number;
+  leadId: number;
+}
+
+export interface MergeOptions {
+  source: 'webhook' | 'poll';
+  now: number;
+  /** results.keep_transcripts: false stores no transcript. */
+  keepTranscripts: boolean;
+}
+
+const KEPT = ['call_id', 'status', 'answered_by', 'duration_seconds', 'started_at', 'ended_at', 'cost'] as const;
+/** Fields erased by retention and forget; never filled again once erased. */
+export const PERSONAL_RESULT_FIELDS = ['recording_url', 'transcript_json', 'extracted_json', 'evaluation_json'] as const;
+
+/**
+ * Records what one source said of an attempt's call. The first source fills the row, the
+ * other completes it: a known field is never overwritten (by null or otherwise), and
+ * fields erased by retention or `forget` stay erased.
+ */
+export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, f: CallResultFields, opts: MergeOptions): Promise<void> {
+  const transcript = opts.keepTranscripts && f.transcript !== null ? JSON.stringify(f.transcript) : null;
+  const keep = (col: string): RawBuilder<unknown> => sql`coalesce(${sql.ref(`call_results.${col}`)}, ${sql.ref(`excluded.${col}`)})`;
+  const personal = (col: string): RawBuilder<unknown> =>
+    sql`case when call_results.erased_at is null then coalesce(${sql.ref(`call_results.${col}`)}, ${sql.ref(`excluded.${col}`)}) else null end`;
+  const set: Record<string, RawBuilder<unknown>> = {};
+  for (const col of KEPT) set[col] = keep(col);
+  for (const col of PERSONAL_RESULT_FIELDS) set[col] = personal(col);
+  await db
+    .insertInto('call_results')
+    .values({
+      attempt_id: owner.attemptId,
+      campaign_id: owner.campaignId,
+      lead_id: owner.leadId,
+      call_id: f.callId,
+      status: f.status,
+      answered_by: f.answeredBy,
+      duration_seconds: f.durationSeconds,
+      started_at: f.startedAt,
+      ended_at: f.endedAt,
+      cost: f.cost,
+      recording_url: f.recordingUrl,
+      transcript_json: transcript,
+      extracted_json: f.extracted === null ? null : JSON.stringify(f.extracted),
+      evaluation_json: f.evaluation === null || f.evaluation === undefined ? null : JSON.stringify(f.evaluation),
+      source: opts.source,
+      received_at: opts.now,
+      updated_at: opts.now,
+    })
+    .onConflict((oc) =>
+      oc.column('attempt_id').doUpdateSet({
+        ...set,
+        // "webhook" then "poll" reads "webhook,poll": who said it first, then who completed it.
+        source: sql`case when call_results.source = excluded.source or call_results.source like '%,%' then call_results.source else call_results.source || ',' || excluded.source end`,
+        updated_at: sql`excluded.updated_at`,
+      } as never),
+    )
+    .execute();
+}
+
+/** The result of one attempt, if any. */
+export async function callResultOf(db: Kysely<Database>, attemptId: number): Promise<CallResultRow | undefined> {
+  return db.selectFrom('call_results').selectAll().where('attempt_id', '=', attemptId).executeTakeFirst();
+}
+
+/** Parses a stored JSON column; null when empty. */
+export function parseStoredJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export type { ResultSource };
