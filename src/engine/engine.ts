@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
-import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
+import { isOpen, nextOpening } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
 import { claimAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, oldestPlacedAt, transitionAttempt, type ClaimInput } from './attempts.js';
@@ -13,6 +13,7 @@ import { recoverUnfinishedAttempts } from './recovery.js';
 import { followRemoteCampaigns } from './remote-campaigns.js';
 import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.js';
 import { handleWebhookPayload, type WebhookResult } from './webhook.js';
+import { personHold } from './person-hold.js';
 
 // The scheduler. One loop claims due leads into free slots and hands each claimed
 // attempt to the dialer; a second loop follows live calls through the call list.
@@ -174,11 +175,10 @@ export function createEngine(opts: EngineOptions) {
     return !stopping && api.api !== 'token-rejected' && now >= accountPausedUntil;
   }
 
-  /** The instant a lead may be called, judged by both windows at `at` (rule 1). */
+  /** The instant a lead may be called: the campaign window and the person's own (rule 1, section 11). */
   function windowsOpen(c: RuntimeCampaign, lead: DueLead, at: number): boolean {
     if (!isOpen(c.window, at)) return false;
-    const personal = c.leadWindow(lead.timezone);
-    return personal === null || isOpen(personal, at);
+    return c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).isOpen(at);
   }
 
   /**
@@ -218,10 +218,10 @@ export function createEngine(opts: EngineOptions) {
           await suppressLead(db, lead.id, now);
           continue;
         }
-        const personal = c.leadWindow(lead.timezone);
-        if (personal && !isOpen(personal, now)) {
-          const opening = nextOpeningAll([c.window, personal], now);
-          await deferLead(db, lead.id, opening ?? now + 24 * 3600_000, "outside the person's local hours", now);
+        // Section 11: the person's zones, hours and regional rules, then attempts per number.
+        const held = await personHold(db, c, lead, phone, now);
+        if (held) {
+          await deferLead(db, lead.id, held.until, held.reason, now);
           continue;
         }
         if (pickedPhones.has(phone)) {
@@ -279,10 +279,7 @@ export function createEngine(opts: EngineOptions) {
           const at = clock.now();
           return dialingAllowed(at) && current?.state === 'running' && windowsOpen(c, lead, at);
         },
-        retryAtIfNotSent: () => {
-          const personal = c.leadWindow(lead.timezone);
-          return nextOpeningAll(personal ? [c.window, personal] : [c.window], clock.now()) ?? clock.now() + 3600_000;
-        },
+        retryAtIfNotSent: () => c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(clock.now()) ?? clock.now() + 3600_000,
       },
     )
       .then(async (report) => {

@@ -5,7 +5,9 @@ import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
 import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import { type AttemptRow, type CampaignRow, type Database, type LeadRow } from '../store/types.js';
 import { formatIn, formatLocal } from '../time/duration-format.js';
-import { isOpen, nextOpening, nextOpeningAll } from '../time/window.js';
+import { isOpen, nextOpening } from '../time/window.js';
+import { capHold, capText } from '../engine/caps.js';
+import type { PersonWindow } from '../rules/person-window.js';
 
 // `campaignd explain`: for each lead with a number, the exact reason it is or is not
 // being called now. It reads the same rows the engine decides on and applies the same
@@ -34,6 +36,11 @@ export interface ExplainedLead {
   message: string;
   /** When the lead can next be called, in the campaign's zone (null: never, or now). */
   next_call_at: string | null;
+  /** The called person's zone(s) and where they came from: the lead's column, its number, or the campaign (none known). */
+  zones: readonly string[];
+  zone_source: 'lead' | 'number' | 'campaign';
+  /** Regions of the number that calling rules are matched against (only when the campaign has rules). */
+  regions: readonly string[];
   contact_position: number;
   contacts: string[];
   attempts: ExplainedAttempt[];
@@ -66,7 +73,9 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
     const campaign = runtimeCampaign(row);
     const contacts = (await db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', lead.id).orderBy('position').execute()).map((c) => c.phone_number);
     const attempts = await db.selectFrom('attempts').selectAll().where('lead_id', '=', lead.id).orderBy('id').execute();
-    const why = await reason(db, { lead, row, campaign, contacts, live, now, daemonRunning, tokenRejected });
+    const phone = contacts[lead.contact_position] ?? lead.phone_number;
+    const person = campaign.person(phone, lead.timezone);
+    const why = await reason(db, { lead, row, campaign, contacts, live, now, daemonRunning, tokenRejected, person });
     leads.push({
       campaign: row.name,
       lead_id: lead.id,
@@ -74,6 +83,9 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
       reason: why.code,
       message: why.message,
       next_call_at: why.at === null ? null : iso(why.at, campaign.timezone),
+      zones: person.zones,
+      zone_source: person.zoneSource,
+      regions: person.regions,
       contact_position: lead.contact_position,
       contacts: contacts.length > 0 ? contacts : [lead.phone_number],
       attempts: attempts.map((a) => explainAttempt(a, campaign.timezone)),
@@ -106,6 +118,7 @@ interface ReasonInput {
   now: number;
   daemonRunning: boolean;
   tokenRejected: boolean;
+  person: PersonWindow;
 }
 
 interface Reason {
@@ -153,21 +166,28 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
   if (x.row.state !== 'running') return { code: `campaign-${x.row.state}`, message: `campaign "${x.row.name}" is ${x.row.state}; "campaignd campaign resume ${x.row.name}" continues it`, at: null };
   const onList = await db.selectFrom('suppressions').select('phone_number').where('phone_number', '=', phone).executeTakeFirst();
   if (onList) return { code: 'suppressed', message: `${phone} is on the suppression list: it will be marked suppressed, never dialled`, at: null };
-  const personal = campaign.leadWindow(lead.timezone);
-  const windows = personal ? [campaign.window, personal] : [campaign.window];
+  const person = x.person;
   const due = Math.max(lead.next_due_at ?? now, now);
-  const opening = nextOpeningAll(windows, due);
+  const opening = person.nextOpening(due);
+  const zoneNote = zoneText(person, zone);
   if (lead.next_due_at !== null && lead.next_due_at > now) {
     const prefix = lead.state === 'retry-scheduled' ? `retry of contact ${lead.contact_position} (${phone}) is due` : 'due';
     const extra = opening !== null && opening > lead.next_due_at ? `; the window then opens at ${when(opening)}` : '';
-    return { code: 'retry-not-due', message: `${prefix} at ${when(lead.next_due_at)}${lead.state_reason ? ` (${lead.state_reason})` : ''}${extra}`, at: opening ?? lead.next_due_at };
+    return { code: 'retry-not-due', message: `${prefix} at ${when(lead.next_due_at)}${lead.state_reason ? ` (${lead.state_reason})` : ''}${extra}${zoneNote}`, at: opening ?? lead.next_due_at };
   }
   if (!isOpen(campaign.window, now)) {
     const next = nextOpening(campaign.window, now);
     return { code: 'window-closed', message: next === null ? 'the calling window never opens (check allowed_days and blackout_dates)' : `the calling window is closed until ${when(opening ?? next)}`, at: opening ?? next };
   }
-  if (personal && !isOpen(personal, now)) {
-    return { code: 'lead-local-hours', message: `outside the person's local hours (${lead.timezone ?? zone}) until ${opening === null ? 'never' : when(opening)}`, at: opening };
+  const closed = person.closedBy(now);
+  if (closed) {
+    const code = closed.label.startsWith('lead_local_hours') ? 'lead-local-hours' : 'calling-rule';
+    return { code, message: `outside the person's hours: ${closed.label}, until ${opening === null ? 'never' : when(opening)}${zoneNote}`, at: opening };
+  }
+  const hold = await capHold(db, person.caps, phone, now);
+  if (hold) {
+    const next = person.nextOpening(hold.until) ?? hold.until;
+    return { code: 'attempt-cap', message: `${capText(hold)}; the number may be called again at ${when(hold.until)}`, at: next };
   }
   if (!x.daemonRunning) return { code: 'daemon-down', message: 'due now, but no daemon is running ("campaignd run")', at: now };
   if (x.tokenRejected) return { code: 'token-rejected', message: 'due now, but the service rejects the API token: dialing is stopped until it works', at: now };
@@ -186,4 +206,16 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
     .executeTakeFirst();
   const n = Number(ahead?.n ?? 0);
   return { code: 'due', message: n === 0 ? 'due now: next in line for a free slot' : `due now: ${n} lead(s) ahead of it in the queue`, at: now };
+}
+
+/** Says which zone(s) the person's hours were read in, when that is not the lead's own column. */
+function zoneText(person: PersonWindow, campaignZone: string): string {
+  if (person.gates.length === 0) return '';
+  if (person.zoneSource === 'campaign') return `; no zone is known for this number, so the campaign's zone ${campaignZone} is used`;
+  if (person.zoneSource === 'number') {
+    return person.zones.length > 1
+      ? `; the number may be in ${person.zones.join(', ')}: called only when all of them are inside the hours`
+      : `; zone ${person.zones[0]} from the number`;
+  }
+  return '';
 }

@@ -7,6 +7,7 @@ import type { CampaignConfig, RetryableClass } from '../../src/config/types.js';
 import type { SimCall } from '../../src/simulator/types.js';
 import { collectStatus } from '../../src/status/collect.js';
 import type { Database, LeadState } from '../../src/store/types.js';
+import { zonesForNumber } from '../../src/phone-zones/lookup.js';
 import { isOpen, leadLocalWindow, windowFromCampaign } from '../../src/time/window.js';
 
 /** The part of a simulator call the checks read. */
@@ -113,8 +114,14 @@ export function assertInsideWindow(calls: readonly ObservedCall[], campaign: Cam
   for (const c of calls) {
     if (!isOpen(window, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} while the window was closed`);
     if (campaign.leadLocalHours) {
-      const personal = leadLocalWindow(campaign.leadLocalHours, leadZones.get(c.client_phone_number) ?? campaign.timezone ?? 'UTC');
-      if (!isOpen(personal, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} outside the person's local hours`);
+      // Section 11: without a zone column, every zone of the number (else the campaign's).
+      const own = leadZones.get(c.client_phone_number);
+      const byNumber = zonesForNumber(c.client_phone_number);
+      const zones = own ? [own] : byNumber.length > 0 ? byNumber : [campaign.timezone ?? 'UTC'];
+      for (const zone of zones) {
+        const personal = leadLocalWindow(campaign.leadLocalHours, zone);
+        if (!isOpen(personal, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} outside the person's local hours in ${zone}`);
+      }
     }
   }
 }

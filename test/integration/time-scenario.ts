@@ -66,7 +66,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
   const zoneOf = new Map<string, string | undefined>();
   const specs: CampaignSpec[] = run.campaigns.map((c) => {
     const leads = c.leadZones.flatMap((timezone) => {
-      const numbers = phoneNumbers(c.leadsPerZone ?? 3, offset);
+      const numbers = leadNumbers(c.leadsPerZone ?? 3, offset, timezone);
       offset += numbers.length;
       return numbers.map((phone) => {
         zoneOf.set(phone, timezone);
@@ -199,13 +199,22 @@ export function assertTimedRun(result: TimedResult, leadZones: ReadonlyMap<strin
   expect(unused.map((s) => `${s.campaign} (${s.zone ?? 'campaign zone'}) ${new Date(s.from).toISOString()}–${new Date(s.to).toISOString()}`)).toEqual([]);
 }
 
+/**
+ * Numbers of a run's leads. A lead without a zone column is judged in its number's zones
+ * (section 11); +800 numbers map to none, so those leads are judged in the campaign's
+ * zone, as the oracle here does.
+ */
+function leadNumbers(count: number, offset: number, zone: string | undefined): string[] {
+  return phoneNumbers(count, offset).map((p) => (zone ? p : p.replace('+1202555', '+8005550')));
+}
+
 /** Lead zone of every lead number of a run (numbers are assigned in campaign, zone order). */
 export function leadZonesOf(run: Pick<TimedRun, 'campaigns'>): Map<string, string> {
   const out = new Map<string, string>();
   let offset = 0;
   for (const c of run.campaigns) {
     for (const zone of c.leadZones) {
-      const numbers = phoneNumbers(c.leadsPerZone ?? 3, offset);
+      const numbers = leadNumbers(c.leadsPerZone ?? 3, offset, zone);
       offset += numbers.length;
       if (zone) for (const n of numbers) out.set(n, zone);
     }
