@@ -14,6 +14,7 @@ import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/s
 import { acquireDaemonSlot, heartbeat, markStopped } from './lifecycle/daemon-row.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
+import { startRetentionSweeps } from './results/retention.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -91,6 +92,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       settleSeconds: daemon.unknownAttemptSettleSeconds,
       serverTimezone: daemon.api.serverTimezone,
       webhooksEnabled: opts.webhookSecret() !== undefined,
+      keepTranscripts: daemon.results?.keepTranscripts ?? true,
       metrics: {
         callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
@@ -183,6 +185,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
     };
     scheduleCheckpoint();
     cleanups.push(async () => cancelCheckpoint());
+    // Personal data past results.retention_days is erased on a timer of its own.
+    const retentionDays = daemon.results?.retentionDays ?? null;
+    if (retentionDays !== null) {
+      const stopRetention = startRetentionSweeps({ db, clock, logger, retentionDays });
+      cleanups.push(async () => stopRetention());
+    }
 
     let stopped: Promise<void> | null = null;
     return {

@@ -52,6 +52,21 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   max_calls_in_parallel: { spec: { kind: 'integer', min: 1, max: 100_000 }, description: 'Optional account-wide cap on live calls over all campaigns.', example: 50 },
   suppression_file: { spec: { kind: 'path' }, description: 'Optional do-not-call list, one E.164 number a line.', example: './dnc.txt' },
   unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
+  results: {
+    spec: {
+      kind: 'object',
+      fields: {
+        keep_transcripts: { spec: { kind: 'boolean' }, default: true, description: 'Store call transcripts (false: every other result is still kept).', example: true },
+        retention_days: {
+          spec: { kind: 'integer', min: 1, max: 36_500 },
+          description: 'Erase personal data of calls (transcripts, recording URLs, extracted variables, lead variables) this many days after the call; counts stay. Absent: kept.',
+          example: 90,
+        },
+      },
+    },
+    default: {},
+    description: 'What campaignd keeps of each call (product.md section 9).',
+  },
   log: {
     spec: { kind: 'object', fields: { level: { spec: { kind: 'enum', values: LOG_LEVELS, noun: 'log level' }, default: 'info', description: 'Log level; env CAMPAIGND_LOG_LEVEL overrides.', example: 'info' } } },
     default: {},

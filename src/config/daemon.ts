@@ -71,6 +71,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     webhook: { secretEnv: written.webhook?.secret_env ?? 'CAMPAIGND_WEBHOOK_SECRET' },
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
+    results: { keepTranscripts: written.results?.keep_transcripts ?? true, retentionDays: written.results?.retention_days ?? null },
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
@@ -99,4 +100,5 @@ interface Written {
   suppression_file?: string;
   unknown_attempt_settle_seconds?: number;
   log?: { level?: string };
+  results?: { keep_transcripts?: boolean; retention_days?: number };
 }

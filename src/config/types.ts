@@ -34,6 +34,8 @@ export interface DaemonConfig {
   suppressionFile?: string;
   unknownAttemptSettleSeconds: number;
   log: { level: string };
+  /** What is kept of each call (product.md section 9); retentionDays null keeps it; absent: all kept. */
+  results?: { keepTranscripts: boolean; retentionDays: number | null };
 }
 
 export interface CampaignConfig {

@@ -47,6 +47,8 @@ export interface EngineOptions {
   webhooksEnabled?: boolean;
   /** Poll tuning; defaults suit the live service. */
   poller?: Partial<PollerOptions>;
+  /** results.keep_transcripts of the daemon config (default true). */
+  keepTranscripts?: boolean;
 }
 
 export interface EngineStatus {
@@ -122,6 +124,7 @@ export function createEngine(opts: EngineOptions) {
     campaign: (id: number) => campaigns.get(id),
     onSlotFreed: () => wake(),
     onOutcome: (campaign: string, cls: string) => opts.metrics?.outcome(campaign, cls),
+    results: { keepTranscripts: opts.keepTranscripts ?? true, serverTimezone: opts.serverTimezone },
   };
 
   // A reason of our own: abort() without one builds a DOMException (and its stack) each time.

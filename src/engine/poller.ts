@@ -122,6 +122,7 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
       answeredBy: call.answeredBy ?? null,
       endedAt: null,
       source: 'poll',
+      given: call.given,
     });
     if (result !== 'ignored') round.matched++;
   }

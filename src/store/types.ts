@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { CallResultsTable } from './results-types.js';
 
 // Row types of migrations/0001_initial.ts and 0002_status_counts.ts. Times are epoch milliseconds.
 
@@ -160,6 +161,7 @@ export interface Database {
   daemons: DaemonsTable;
   lead_counts: LeadCountsTable;
   attempt_counts: AttemptCountsTable;
+  call_results: CallResultsTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
