@@ -1,0 +1,138 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './types.js';
+
+// The reads of `campaignd results`: leads in pages by id (keyset: each page a short read
+// of its own, so an export of millions never holds one read transaction, nor the WAL,
+// while the daemon writes), each with its last attempt and that attempt's result. Plain
+// SQL that SQLite and PostgreSQL both run.
+
+/** Which leads an export covers. */
+export interface ExportScope {
+  /** Campaign ids; undefined: every campaign. */
+  campaignIds?: readonly number[];
+  /** Only leads changed at or after this instant (epoch ms). */
+  since?: number;
+}
+
+/** A lead with its last attempt (the one that was sent last) and that attempt's result. */
+export interface ExportLeadRow {
+  lead_id: number;
+  campaign_id: number;
+  lead_phone: string;
+  state: string;
+  state_reason: string | null;
+  variables_json: string;
+  attempts: number;
+  attempt_id: number | null;
+  attempt_phone: string | null;
+  outcome: string | null;
+  call_status: string | null;
+  attempt_answered_by: string | null;
+  attempt_ended_at: number | null;
+  result_status: string | null;
+  result_answered_by: string | null;
+  duration_seconds: number | null;
+  started_at: number | null;
+  result_ended_at: number | null;
+  cost: number | null;
+  recording_url: string | null;
+  transcript_json: string | null;
+  extracted_json: string | null;
+  evaluation_json: string | null;
+}
+
+/** An attempt with its result, for JSONL's history. */
+export interface ExportAttemptRow {
+  id: number;
+  lead_id: number;
+  contact_position: number;
+  phone_number: string;
+  state: string;
+  outcome: string | null;
+  call_id: string | null;
+  call_status: string | null;
+  answered_by: string | null;
+  outcome_source: string | null;
+  created_at: number;
+  sent_at: number | null;
+  ended_at: number | null;
+  result_status: string | null;
+  result_answered_by: string | null;
+  duration_seconds: number | null;
+  started_at: number | null;
+  result_ended_at: number | null;
+  cost: number | null;
+  recording_url: string | null;
+  transcript_json: string | null;
+  extracted_json: string | null;
+  evaluation_json: string | null;
+  source: string | null;
+}
+
+// Attempts never sent (withdrawn) or settled as never placed tried nobody.
+const TRIED = sql`('dialing', 'placed', 'unknown', 'ended', 'rejected')`;
+
+function scopeFilter(scope: ExportScope, alias: string) {
+  const parts = [];
+  if (scope.campaignIds) parts.push(sql`and ${sql.ref(`${alias}.campaign_id`)} in (${sql.join(scope.campaignIds.length > 0 ? [...scope.campaignIds] : [-1])})`);
+  if (scope.since !== undefined) parts.push(sql`and ${sql.ref(`${alias}.updated_at`)} >= ${scope.since}`);
+  return sql.join(parts, sql` `);
+}
+
+/** Up to `limit` leads with id > `after`, in id order, each with its last attempt and result. */
+export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number): Promise<ExportLeadRow[]> {
+  const result = await sql<ExportLeadRow>`
+    select l.id as lead_id, l.campaign_id, l.phone_number as lead_phone, l.state, l.state_reason, l.variables_json,
+      (select count(*) from attempts c where c.lead_id = l.id and c.counted = 1 and c.state in ${TRIED}) as attempts,
+      a.id as attempt_id, a.phone_number as attempt_phone, a.outcome, a.call_status, a.answered_by as attempt_answered_by,
+      a.ended_at as attempt_ended_at,
+      r.status as result_status, r.answered_by as result_answered_by, r.duration_seconds, r.started_at,
+      r.ended_at as result_ended_at, r.cost, r.recording_url, r.transcript_json, r.extracted_json, r.evaluation_json
+    from leads l
+    left join attempts a on a.id = (select max(x.id) from attempts x where x.lead_id = l.id and x.state in ${TRIED})
+    left join call_results r on r.attempt_id = a.id
+    where l.id > ${after} ${scopeFilter(scope, 'l')}
+    order by l.id
+    limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Every tried attempt of the leads with ids in [first, last], with its result, by lead then attempt. */
+export async function exportAttemptsOf(db: Kysely<Database>, first: number, last: number): Promise<ExportAttemptRow[]> {
+  const result = await sql<ExportAttemptRow>`
+    select a.id, a.lead_id, a.contact_position, a.phone_number, a.state, a.outcome, a.call_id, a.call_status, a.answered_by,
+      a.outcome_source, a.created_at, a.sent_at, a.ended_at,
+      r.status as result_status, r.answered_by as result_answered_by, r.duration_seconds, r.started_at,
+      r.ended_at as result_ended_at, r.cost, r.recording_url, r.transcript_json, r.extracted_json, r.evaluation_json, r.source
+    from attempts a
+    left join call_results r on r.attempt_id = a.id
+    where a.lead_id >= ${first} and a.lead_id <= ${last} and a.state in ${TRIED}
+    order by a.lead_id, a.id`.execute(db);
+  return result.rows;
+}
+
+/** Lead variables JSON of the scope, a page at a time (the first pass, for the column names). */
+export async function variablesPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number): Promise<{ id: number; variables_json: string }[]> {
+  const result = await sql<{ id: number; variables_json: string }>`
+    select l.id, l.variables_json from leads l
+    where l.id > ${after} and l.variables_json <> '{}' ${scopeFilter(scope, 'l')}
+    order by l.id limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Extracted-variables JSON of the campaigns' results, a page at a time. */
+export async function extractedPage(db: Kysely<Database>, campaignIds: readonly number[] | undefined, after: number, limit: number): Promise<{ attempt_id: number; extracted_json: string }[]> {
+  const scope = campaignIds ? sql`and r.campaign_id in (${sql.join(campaignIds.length > 0 ? [...campaignIds] : [-1])})` : sql``;
+  const result = await sql<{ attempt_id: number; extracted_json: string }>`
+    select r.attempt_id, r.extracted_json from call_results r
+    where r.attempt_id > ${after} and r.extracted_json is not null ${scope}
+    order by r.attempt_id limit ${limit}`.execute(db);
+  return result.rows;
+}
+
+/** Campaign ids and names (all, or the one named). */
+export async function exportCampaigns(db: Kysely<Database>, name?: string): Promise<{ id: number; name: string }[]> {
+  let q = db.selectFrom('campaigns').select(['id', 'name']).orderBy('id');
+  if (name !== undefined) q = q.where('name', '=', name);
+  return q.execute();
+}
