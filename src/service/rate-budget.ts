@@ -8,9 +8,14 @@ import type { Clock } from '../time/clock.js';
  * burst is spent lets ~36 through in 10 s, and each trip of the live limiter costs a
  * whole minute of dialing.
  *
- * The windows are held `marginMs` longer than the service's: the service counts a
- * request when it arrives, and a request that travels longer than a later one would
- * otherwise land inside a window the budget already thought closed.
+ * The service counts a request when it *arrives*, somewhere between our start and its
+ * answer, so a request that travelled longer than a later one could land inside a window
+ * the budget thought closed. Hence a request sent through `acquireGrant` stays counted
+ * while it is in flight and leaves each window one window-length after it was *settled*
+ * (answered, failed or withheld), never after its start: whatever its latency, the
+ * service cannot have counted it later than that. (A plain `acquire` is settled at
+ * once.) `marginMs` lengthens both windows further, for a service that counts in whole
+ * seconds.
  *
  * On top of the windows: a 429 pauses everyone until the wait it names, and the
  * `X-RateLimit-Remaining` / `-Reset` of any answer can only tighten the budget (another
@@ -44,7 +49,9 @@ export interface RateBudgetStats {
   rateLimited: number;
   /** Total milliseconds requests waited for their turn. */
   waitedMs: number;
-  /** Grants counted now by the burst window. */
+  /** Granted requests not yet settled (in flight). */
+  inFlight: number;
+  /** Grants counted now by the burst window (in flight included). */
   inBurstWindow: number;
   /** Grants counted now by the minute window. */
   inMinuteWindow: number;
@@ -62,8 +69,14 @@ export interface Grant {
 export interface RateBudget {
   /** Waits for a turn; resolves with the milliseconds waited. Rejects if aborted or closed. */
   acquire(priority: BudgetPriority, signal?: AbortSignal): Promise<number>;
-  /** acquire(), also naming the grant so that its answer's headers can tighten the budget. */
+  /**
+   * acquire() for a request about to be sent: the grant stays counted until `settle(seq)`
+   * (call it exactly once, when the answer or failure is in, or when nothing was sent),
+   * and names the grant so that its answer's headers can tighten the budget.
+   */
   acquireGrant(priority: BudgetPriority, signal?: AbortSignal): Promise<Grant>;
+  /** The request of grant `seq` is over: it leaves the windows one window-length from now. */
+  settle(seq: number): void;
   /** Holds every request back for `ms` from now, and counts a 429 received. */
   pause(ms: number): void;
   /**
@@ -115,8 +128,11 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   const burstSpan = burstMs + marginMs;
   const keepSpan = Math.max(minuteSpan, burstSpan);
 
-  // Start times of the grants still inside the longer window, oldest first.
-  let times: number[] = [];
+  // Grants in flight, by seq: counted by every window until settled.
+  const inFlight = new Set<number>();
+  // Settle times of the grants still inside the longer window, in order (the clock only
+  // moves forward, so appending keeps them sorted).
+  let ends: number[] = [];
   let head = 0;
   let ceilings: Ceiling[] = [];
   let pausedUntil = 0;
@@ -129,19 +145,38 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   let timerAt = Infinity;
 
   function forget(now: number): void {
-    while (head < times.length && (times[head] as number) <= now - keepSpan) head++;
-    if (head > 256 && head * 2 > times.length) {
-      times = times.slice(head);
+    while (head < ends.length && (ends[head] as number) <= now - keepSpan) head++;
+    if (head > 1024 && head * 2 > ends.length) {
+      ends = ends.slice(head);
       head = 0;
     }
     if (ceilings.length > 0) ceilings = ceilings.filter((c) => c.until > now);
   }
 
-  /** Grants counted by a window of `span` ms at `now`. */
+  /** Index of the first settled grant a window of `span` ms still counts at `now`. */
+  function firstIn(span: number, now: number): number {
+    let lo = head;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((ends[mid] as number) > now - span) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** Grants counted by a window of `span` ms at `now`: in flight, or settled within it. */
   function countIn(span: number, now: number): number {
-    let n = 0;
-    for (let i = times.length - 1; i >= head && (times[i] as number) > now - span; i--) n++;
-    return n;
+    return inFlight.size + ends.length - firstIn(span, now);
+  }
+
+  /** When a window of `span` ms holding `limit` has room again (Infinity: only a settle frees it). */
+  function windowFreeAt(span: number, limit: number, now: number): number {
+    const first = firstIn(span, now);
+    const excess = inFlight.size + ends.length - first - limit; // ≥ 0 when full
+    if (excess < 0) return now;
+    const i = first + excess;
+    return i < ends.length ? (ends[i] as number) + span : Infinity;
   }
 
   /** Requests that could be granted at `now` (0 while paused). */
@@ -155,16 +190,24 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   function take(now: number): boolean {
     if (room(now) < 1) return false;
-    times.push(now);
     granted++;
+    inFlight.add(granted);
     return true;
   }
 
-  /** The earliest instant at which room(…) can be ≥ 1 again. */
+  function settle(seq: number): void {
+    if (!inFlight.delete(seq)) return;
+    const now = clock.now();
+    ends.push(Math.max(now, ends[ends.length - 1] ?? now));
+    // A window full of in-flight requests has no timer (readyAt is Infinity): now that
+    // this one has an end, the wake-up can be planned.
+    if (waitingCount() > 0 && timerAt === Infinity) pump();
+  }
+
+  /** The earliest instant at which room(…) can be ≥ 1 again (Infinity: when a grant settles). */
   function readyAt(now: number): number {
     let at = Math.max(now, pausedUntil);
-    if (countIn(minuteSpan, now) >= perMinute) at = Math.max(at, (times[times.length - perMinute] as number) + minuteSpan);
-    if (countIn(burstSpan, now) >= burst) at = Math.max(at, (times[times.length - burst] as number) + burstSpan);
+    at = Math.max(at, windowFreeAt(minuteSpan, perMinute, now), windowFreeAt(burstSpan, burst, now));
     for (const c of ceilings) if (c.limitSeq <= granted) at = Math.max(at, c.until);
     return at;
   }
@@ -181,7 +224,10 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       w.resolve({ waitedMs: now - w.since, seq: granted });
     }
     if (waitingCount() === 0) return clearTimer();
-    const at = Math.max(readyAt(now), now + 1);
+    const ready = readyAt(now);
+    // Only in-flight requests fill a window: their settle() pumps again.
+    if (ready === Infinity) return clearTimer();
+    const at = Math.max(ready, now + 1);
     if (at === timerAt) return;
     clearTimer();
     timerAt = at;
@@ -239,7 +285,12 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   return {
     acquireGrant,
-    acquire: (priority, signal) => acquireGrant(priority, signal).then((g) => g.waitedMs),
+    acquire: (priority, signal) =>
+      acquireGrant(priority, signal).then((g) => {
+        settle(g.seq);
+        return g.waitedMs;
+      }),
+    settle,
     pause(ms) {
       rateLimited++;
       pausedUntil = Math.max(pausedUntil, clock.now() + Math.max(0, ms));
@@ -271,6 +322,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
         pausedUntil: pausedUntil > now ? pausedUntil : 0,
         rateLimited,
         waitedMs,
+        inFlight: inFlight.size,
         inBurstWindow: countIn(burstSpan, now),
         inMinuteWindow: countIn(minuteSpan, now),
         headroom,

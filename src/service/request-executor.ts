@@ -77,54 +77,62 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     const priority: BudgetPriority = call.placesCall ? 'call' : 'read';
     for (let attempt = 1; ; attempt++) {
       const { waitedMs, seq } = await opts.budget.acquireGrant(priority);
-      if (call.beforeSend && !call.beforeSend()) throw new RequestWithheldError(call.endpoint);
-      let token: string;
+      // The grant counts until the exchange is over (rate-budget.ts); settle is idempotent,
+      // and the finally covers every way out (withheld, no token, thrown).
       try {
-        token = opts.getToken();
-      } catch (e) {
-        // No token to send (e.g. the token file is gone): nothing was sent, so nothing was placed.
-        throw new ServiceError(`${call.endpoint}: no API token available`, { kind: 'token-rejected', endpoint: call.endpoint, cause: e });
-      }
-      const scrub = (s: string): string => (token.length >= 4 ? s.split(token).join('[redacted]') : s);
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
-      let body: string | undefined;
-      if (call.body !== undefined) {
-        body = JSON.stringify(call.body);
-        headers['content-type'] = 'application/json';
-      }
-      const started = clock.now();
-      let status: number | null = null;
-      let outcome: { ok: true; value: T } | { ok: false; error: ServiceError };
-      try {
-        const answer = await opts.transport.send({ method: call.method, path: call.path, headers, ...(body === undefined ? {} : { body }) });
-        status = answer.status;
-        // A 429's own wait (Retry-After) governs it: the pause below; any other answer's
-        // count of what is left may only make the budget stricter.
-        const ceiling = answer.status === 429 ? null : readRateHeaders(answer.rateLimitRemaining, answer.rateLimitReset, clock.now());
-        if (ceiling) opts.budget.tighten(ceiling.remaining, ceiling.resetAtMs, seq);
-        outcome = classify(call, answer.status, answer.contentType, answer.text, answer.retryAfter, clock.now(), scrub);
-      } catch (e) {
-        outcome = { ok: false, error: networkError(call, e, scrub) };
-      }
-      const durationMs = Math.max(0, clock.now() - started);
-      const kind = outcome.ok ? 'ok' : outcome.error.kind;
-      logger.debug({ endpoint: call.endpoint, method: call.method, path: call.path, status, durationMs }, 'service request');
-      opts.onRequest?.({ endpoint: call.endpoint, method: call.method, status, kind, durationMs, waitedMs });
-      if (outcome.ok) return outcome.value;
+        if (call.beforeSend && !call.beforeSend()) throw new RequestWithheldError(call.endpoint);
+        let token: string;
+        try {
+          token = opts.getToken();
+        } catch (e) {
+          // No token to send (e.g. the token file is gone): nothing was sent, so nothing was placed.
+          throw new ServiceError(`${call.endpoint}: no API token available`, { kind: 'token-rejected', endpoint: call.endpoint, cause: e });
+        }
+        const scrub = (s: string): string => (token.length >= 4 ? s.split(token).join('[redacted]') : s);
+        const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
+        let body: string | undefined;
+        if (call.body !== undefined) {
+          body = JSON.stringify(call.body);
+          headers['content-type'] = 'application/json';
+        }
+        const started = clock.now();
+        let status: number | null = null;
+        let outcome: { ok: true; value: T } | { ok: false; error: ServiceError };
+        try {
+          const answer = await opts.transport.send({ method: call.method, path: call.path, headers, ...(body === undefined ? {} : { body }) });
+          opts.budget.settle(seq);
+          status = answer.status;
+          // A 429's own wait (Retry-After) governs it: the pause below; any other answer's
+          // count of what is left may only make the budget stricter.
+          const ceiling = answer.status === 429 ? null : readRateHeaders(answer.rateLimitRemaining, answer.rateLimitReset, clock.now());
+          if (ceiling) opts.budget.tighten(ceiling.remaining, ceiling.resetAtMs, seq);
+          outcome = classify(call, answer.status, answer.contentType, answer.text, answer.retryAfter, clock.now(), scrub);
+        } catch (e) {
+          opts.budget.settle(seq);
+          outcome = { ok: false, error: networkError(call, e, scrub) };
+        }
+        const durationMs = Math.max(0, clock.now() - started);
+        const kind = outcome.ok ? 'ok' : outcome.error.kind;
+        logger.debug({ endpoint: call.endpoint, method: call.method, path: call.path, status, durationMs }, 'service request');
+        opts.onRequest?.({ endpoint: call.endpoint, method: call.method, status, kind, durationMs, waitedMs });
+        if (outcome.ok) return outcome.value;
 
-      const error = outcome.error;
-      if (error.kind === 'rate-limited') opts.budget.pause(error.retryAfterMs ?? 0);
-      if (call.placesCall || attempt >= maxTries) throw error;
-      if (error.kind === 'rate-limited') continue; // the budget holds this request back until the wait is over
-      // A 2xx of the wrong shape is a server bug that asking again will not fix.
-      const transient = error.kind === 'network' || (error.kind === 'server' && (error.status ?? 0) >= 500);
-      if (call.method === 'GET' && transient) {
-        const delay = Math.floor(opts.random() * Math.min(capMs, base * 2 ** (attempt - 1)));
-        logger.debug({ endpoint: call.endpoint, kind: error.kind, attempt, delay }, 'service read failed; retrying');
-        await clock.sleep(delay);
-        continue;
+        const error = outcome.error;
+        if (error.kind === 'rate-limited') opts.budget.pause(error.retryAfterMs ?? 0);
+        if (call.placesCall || attempt >= maxTries) throw error;
+        if (error.kind === 'rate-limited') continue; // the budget holds this request back until the wait is over
+        // A 2xx of the wrong shape is a server bug that asking again will not fix.
+        const transient = error.kind === 'network' || (error.kind === 'server' && (error.status ?? 0) >= 500);
+        if (call.method === 'GET' && transient) {
+          const delay = Math.floor(opts.random() * Math.min(capMs, base * 2 ** (attempt - 1)));
+          logger.debug({ endpoint: call.endpoint, kind: error.kind, attempt, delay }, 'service read failed; retrying');
+          await clock.sleep(delay);
+          continue;
+        }
+        throw error;
+      } finally {
+        opts.budget.settle(seq);
       }
-      throw error;
     }
   };
 

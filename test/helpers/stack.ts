@@ -75,7 +75,7 @@ export interface StackOptions {
   callIdInResponse?: boolean;
   seed?: number;
   /** The simulator's own per-token rate limit (429 with Retry-After), in simulated time. */
-  rateLimit?: { perMinute: number; burst: number; burstWindowSeconds: number };
+  rateLimit?: { perMinute: number; burst: number; burstWindowSeconds: number; lockoutSeconds?: number };
   /** Account-wide cap (daemon max_calls_in_parallel). */
   accountMaxCalls?: number;
   settleSeconds?: number;

@@ -74,6 +74,26 @@ describe('rate budget: two sliding windows counted on request start', () => {
     expect(budget.stats()).toMatchObject({ granted: 3, waiting: 0, waitedMs: 3000 });
   });
 
+  it('keeps a request counted until its answer is in, and a whole window after that', async () => {
+    const clock = new ManualClock(0);
+    const budget = createRateBudget({ clock, requestsPerMinute: 100, burst: 2, burstWindowSeconds: 10, marginMs: 0 });
+    const first = await budget.acquireGrant('read');
+    const second = await budget.acquireGrant('read');
+    const { grants } = startMany(budget, clock, 1);
+    await clock.advance(20_000);
+    // Both still in flight: the service may not even have counted them yet.
+    expect(grants).toEqual([]);
+    expect(budget.stats()).toMatchObject({ inFlight: 2, inBurstWindow: 2, headroom: 0 });
+    budget.settle(first.seq);
+    budget.settle(first.seq); // twice is once
+    await clock.advance(9_999);
+    expect(grants).toEqual([]);
+    await clock.advance(1);
+    expect(grants).toEqual([30_000]);
+    budget.settle(second.seq);
+    expect(budget.stats()).toMatchObject({ inFlight: 0, inBurstWindow: 2 });
+  });
+
   it('numbers its grants', async () => {
     const clock = new ManualClock(0);
     const budget = createRateBudget({ clock });
@@ -202,13 +222,21 @@ describe('rate budget: headers tighten, never loosen', () => {
 });
 
 describe('rate budget: property', () => {
-  it('in ANY burst window starts ≤ burst and in ANY 60 s ≤ perMinute, across 429 pauses and header tightening', async () => {
+  it('in ANY burst window starts (and arrivals) ≤ burst and in ANY 60 s ≤ perMinute, across latency, 429 pauses and header tightening', async () => {
+    // A request reaches the service somewhere between its grant and its answer (`latency`
+    // later; `at` says where): the service's windows, counted on arrival, must hold too.
     type Step =
-      | { kind: 'request'; gap: number; priority: BudgetPriority }
+      | { kind: 'request'; gap: number; priority: BudgetPriority; latency: number; at: number }
       | { kind: 'pause'; gap: number; ms: number }
       | { kind: 'tighten'; gap: number; remaining: number; resetIn: number };
     const step: fc.Arbitrary<Step> = fc.oneof(
-      { weight: 8, arbitrary: fc.record({ kind: fc.constant('request' as const), gap: fc.integer({ min: 0, max: 3_000 }), priority: fc.constantFrom<BudgetPriority>('call', 'read') }) },
+      { weight: 8, arbitrary: fc.record({
+          kind: fc.constant('request' as const),
+          gap: fc.integer({ min: 0, max: 3_000 }),
+          priority: fc.constantFrom<BudgetPriority>('call', 'read'),
+          latency: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 20_000 })),
+          at: fc.double({ min: 0, max: 1, noNaN: true }),
+        }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('pause' as const), gap: fc.integer({ min: 0, max: 3_000 }), ms: fc.integer({ min: 0, max: 60_000 }) }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('tighten' as const), gap: fc.integer({ min: 0, max: 3_000 }), remaining: fc.integer({ min: 0, max: 150 }), resetIn: fc.integer({ min: -5_000, max: 120_000 }) }) },
     );
@@ -223,13 +251,21 @@ describe('rate budget: property', () => {
           const clock = new ManualClock(0);
           const budget = createRateBudget({ clock, requestsPerMinute: perMinute, burst, burstWindowSeconds, marginMs });
           const grants: number[] = [];
+          const arrivals: number[] = [];
           const pending: Promise<void>[] = [];
           let requests = 0;
           for (const s of steps) {
             await clock.advance(s.gap);
             if (s.kind === 'request') {
               requests++;
-              pending.push(budget.acquire(s.priority).then(() => void grants.push(clock.now())));
+              const granted = budget.acquireGrant(s.priority).then(({ seq }) => {
+                const now = clock.now();
+                grants.push(now);
+                arrivals.push(now + Math.floor(s.at * s.latency));
+                if (s.latency === 0) budget.settle(seq);
+                else clock.setTimer(s.latency, () => budget.settle(seq));
+              });
+              pending.push(granted);
             } else if (s.kind === 'pause') budget.pause(s.ms);
             else budget.tighten(s.remaining, clock.now() + s.resetIn);
           }
@@ -238,6 +274,8 @@ describe('rate budget: property', () => {
           await Promise.all(pending);
           expect(maxInWindow(grants, 60_000 + marginMs)).toBeLessThanOrEqual(perMinute);
           expect(maxInWindow(grants, burstWindowSeconds * 1000 + marginMs)).toBeLessThanOrEqual(burst);
+          expect(maxInWindow(arrivals, 60_000)).toBeLessThanOrEqual(perMinute);
+          expect(maxInWindow(arrivals, burstWindowSeconds * 1000)).toBeLessThanOrEqual(burst);
           expect(budget.stats().granted).toBe(requests);
         },
       ),
