@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   validate: { summary: 'check the daemon config, every campaign file and every lead file', load: async () => (await import('./cli/validate.js')).validateCommand },
   explain: { summary: 'why a phone number is or is not being called right now', load: async () => (await import('./cli/explain.js')).explainCommand },
   campaign: { summary: 'start | stop | pause | resume a campaign', load: async () => (await import('./cli/campaign.js')).campaignCommand },
+  suppress: { summary: 'add | remove | list | import the do-not-call list (all campaigns)', load: async () => (await import('./cli/suppress.js')).suppressCommand },
   leads: { summary: 'leads import FILE --campaign NAME: load a CSV into the store', load: async () => (await import('./cli/leads.js')).leadsCommand },
   simulator: { summary: 'serve the Voice Assistant Calling Service simulator', load: async () => (await import('./cli/simulator.js')).simulatorCommand },
   demo: { summary: 'run the simulator and the daemon on the bundled example, with live status', load: async () => (await import('./cli/demo.js')).demoCommand },

@@ -122,6 +122,33 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     description: 'ISO 3166 two-letter country for lead numbers written in national format.',
     example: 'US',
   },
+  opt_out: {
+    spec: {
+      kind: 'object',
+      fields: {
+        variable: { spec: { kind: 'string' }, required: true, description: 'Name of the extracted variable that carries the answer.', example: 'do_not_call' },
+        values: { spec: { kind: 'list', item: { kind: 'string' }, minItems: 1 }, required: true, description: 'Values meaning "no more calls" (compared as trimmed, case-insensitive text).', example: ['yes', 'true'] },
+      },
+    },
+    description: "When a call's extracted variable says so, its number joins the suppression list (all campaigns) at once (section 11).",
+    example: { variable: 'do_not_call', values: ['yes', 'true'] },
+  },
+  calling_rules: {
+    spec: { kind: 'path' },
+    description: "YAML rules by region (section 11), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
+    example: '../calling-rules/us.yaml',
+  },
+  max_attempts_per_number: {
+    spec: {
+      kind: 'object',
+      fields: {
+        count: { spec: { kind: 'integer', min: 1, max: 1000 }, required: true, description: 'Attempts allowed in the window.', example: 3 },
+        window_hours: { spec: { kind: 'integer', min: 1, max: 8760 }, required: true, description: 'Rolling window in hours.', example: 24 },
+      },
+    },
+    description: "At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (section 11).",
+    example: { count: 3, window_hours: 24 },
+  },
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

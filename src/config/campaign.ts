@@ -84,7 +84,21 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (written.timezone !== undefined) campaign.timezone = written.timezone as string;
   if (local) campaign.leadLocalHours = { start: local.start, end: local.end };
   if (written.default_country !== undefined) campaign.defaultCountry = written.default_country as string;
+  sectionElevenFields(campaign, written, absolute);
   return done(campaign);
+}
+
+// Section 11: opt_out as given; calling_rules and max_attempts_per_number become the
+// campaign's part of callingPolicy, which loadConfig completes with the rules files' content
+// and the daemon's own rules and cap.
+function sectionElevenFields(campaign: CampaignConfig, written: Record<string, unknown>, file: string): void {
+  const optOut = written.opt_out as { variable: string; values: string[] } | undefined;
+  if (optOut) campaign.optOut = { variable: optOut.variable, values: [...new Set(optOut.values)] };
+  const cap = written.max_attempts_per_number as { count: number; window_hours: number } | undefined;
+  const rulesFile = written.calling_rules as string | undefined;
+  if (!cap && rulesFile === undefined) return;
+  campaign.callingPolicy = { rules: [], caps: cap ? [{ count: cap.count, windowHours: cap.window_hours, origin: 'campaign max_attempts_per_number' }] : [] };
+  if (rulesFile !== undefined) campaign.callingRulesFile = path.resolve(path.dirname(file), rulesFile);
 }
 
 function writtenName(value: unknown): string | undefined {

@@ -76,6 +76,8 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
   if (written.suppression_file !== undefined) daemon.suppressionFile = resolve(written.suppression_file);
+  if (written.calling_rules !== undefined) daemon.callingRulesFile = resolve(written.calling_rules);
+  if (written.max_attempts_per_number !== undefined) daemon.maxAttemptsPerNumber = { count: written.max_attempts_per_number.count, windowHours: written.max_attempts_per_number.window_hours };
   return { daemon, problems: sortByPosition(sink.problems), syntaxErrors: [], locate: source.locate };
 }
 
@@ -98,6 +100,8 @@ interface Written {
   webhook?: { secret_env?: string };
   max_calls_in_parallel?: number;
   suppression_file?: string;
+  calling_rules?: string;
+  max_attempts_per_number?: { count: number; window_hours: number };
   unknown_attempt_settle_seconds?: number;
   log?: { level?: string };
   results?: { keep_transcripts?: boolean; retention_days?: number };

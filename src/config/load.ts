@@ -9,6 +9,7 @@ import { parseDaemonFile } from './daemon.js';
 import { hasErrors, ProblemSink } from './problems.js';
 import type { FieldPath } from './source.js';
 import type { CampaignConfig, ConfigProblem, LoadedConfig } from './types.js';
+import { applyCallingPolicy } from '../rules/policy.js';
 
 /** The daemon file cannot be read or parsed at all (`validate` exits 2). */
 export class ConfigUnreadableError extends Error {
@@ -63,6 +64,7 @@ export async function loadConfig(configPath: string, env: Record<string, string 
   }
   duplicateNames(results);
   callCapRule(results, daemon.maxCallsInParallel);
+  await applyCallingPolicy(daemon, results, daemonSink);
 
   const problems: ConfigProblem[] = [...daemonSink.problems, ...unreadable.map((u) => u.problem)];
   const campaigns: CampaignConfig[] = [];

@@ -32,6 +32,9 @@ export interface DaemonConfig {
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;
   suppressionFile?: string;
+  /** Section 11: calling_rules (absolute path) and max_attempts_per_number of the daemon file, for every campaign. */
+  callingRulesFile?: string;
+  maxAttemptsPerNumber?: { count: number; windowHours: number };
   unknownAttemptSettleSeconds: number;
   log: { level: string };
   /** What is kept of each call (product.md section 9); retentionDays null keeps it; absent: all kept. */
@@ -65,6 +68,8 @@ export interface CampaignConfig {
   allowDuplicates: boolean;
   /** Section 11: calling_rules and max_attempts_per_number, the daemon's and the campaign's together. */
   callingPolicy?: CallingPolicy;
+  /** Section 11: the campaign's calling_rules file (absolute); its rules are in callingPolicy once loaded. */
+  callingRulesFile?: string;
   /** Section 11: an extracted variable that puts the number on the suppression list. */
   optOut?: { variable: string; values: string[] };
 }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
+import { isSuppressed } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
 import { capHold, capText } from './caps.js';
-import type { DueLead } from './due-leads.js';
+import { suppressLead, type DueLead } from './due-leads.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // The scheduler's section-11 check of one due lead, kept out of the tick: is the person
@@ -16,8 +17,17 @@ export interface PersonHoldResult {
   reason: string;
 }
 
-/** Why and until when a due lead must wait, or null when it may be called now. */
+/**
+ * Why and until when a due lead must wait, or null when it may be called now. A number
+ * put on the suppression list since the engine last read it (`suppress add`, an opt-out
+ * in another campaign) makes the lead `suppressed` here; deferring it after that is a
+ * no-op, since a final lead is not due.
+ */
 export async function personHold(db: Kysely<Database>, c: RuntimeCampaign, lead: DueLead, phone: string, now: number): Promise<PersonHoldResult | null> {
+  if (await isSuppressed(db, phone)) {
+    await suppressLead(db, lead.id, now);
+    return { until: now, reason: 'on the suppression list' };
+  }
   const person = c.person(phone, lead.timezone);
   const closed = person.closedBy(now);
   if (closed) {

@@ -5,6 +5,7 @@ import type { Transaction } from 'kysely';
 import type { AttemptRow, Database } from '../store/types.js';
 import { announceObservation, applyObservation, type CallObservation, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
+import { applyOptOut } from './opt-out.js';
 
 /** accepted: applied to an attempt; otherwise understood but not applied (or invalid). */
 export interface WebhookResult {
@@ -61,6 +62,8 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
   });
   if (!found) return { accepted: false, detail: 'unknown-call' };
   announceObservation(ctx, found.attempt, obs, found.applied);
+  // Section 11: "no more calls" in the extracted variables suppresses the number everywhere.
+  await applyOptOut(ctx, found.attempt, body.extracted_variables);
   const result = found.applied.result;
   return result === 'ignored' ? { accepted: false, detail: 'duplicate' } : { accepted: true, detail: 'applied' };
 }

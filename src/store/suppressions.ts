@@ -93,3 +93,63 @@ export async function suppressPendingLeads(db: Kysely<Database>, now: number, op
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Adds numbers (E.164) with `source` ('cli', 'opt-out:CAMPAIGN'…); numbers already listed keep their row. Returns how many were new. */
+export async function addSuppressions(db: Kysely<Database>, numbers: readonly string[], source: string, now: number): Promise<number> {
+  let added = 0;
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const values = numbers.slice(i, i + CHUNK).map((phone_number) => ({ phone_number, source, added_at: now }));
+    const res = await db.insertInto('suppressions').values(values).onConflict((oc) => oc.column('phone_number').doNothing()).executeTakeFirst();
+    added += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return added;
+}
+
+/** Takes numbers off the list, whatever added them; returns the rows removed (with their sources). */
+export async function removeSuppressions(db: Kysely<Database>, numbers: readonly string[]): Promise<{ phone_number: string; source: string }[]> {
+  const removed: { phone_number: string; source: string }[] = [];
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const chunk = numbers.slice(i, i + CHUNK);
+    const rows = await db.selectFrom('suppressions').select(['phone_number', 'source']).where('phone_number', 'in', chunk).execute();
+    if (rows.length === 0) continue;
+    await db.deleteFrom('suppressions').where('phone_number', 'in', chunk).execute();
+    removed.push(...rows);
+  }
+  return removed;
+}
+
+/** Every listed number, oldest first. */
+export async function listSuppressions(db: Kysely<Database>): Promise<{ phone_number: string; source: string; added_at: number }[]> {
+  return db.selectFrom('suppressions').select(['phone_number', 'source', 'added_at']).orderBy('added_at').orderBy('phone_number').execute();
+}
+
+/**
+ * Leads waiting for a call (pending or retry-scheduled) to one of `numbers`, as their
+ * primary number or as the contact being worked, in any campaign, become `suppressed`:
+ * their scheduled retries are cancelled. Returns the number of leads changed.
+ */
+export async function suppressLeadsOfNumbers(db: Kysely<Database>, numbers: readonly string[], now: number, reason = 'on the suppression list'): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const chunk = numbers.slice(i, i + CHUNK);
+    const viaContacts = await db
+      .selectFrom('lead_contacts')
+      .innerJoin('leads', 'leads.id', 'lead_contacts.lead_id')
+      .select('leads.id')
+      .where('lead_contacts.phone_number', 'in', chunk)
+      .whereRef('lead_contacts.position', '=', 'leads.contact_position')
+      .execute();
+    const direct = await db.selectFrom('leads').select('id').where('phone_number', 'in', chunk).where('contact_position', '=', 0).execute();
+    const ids = [...new Set([...viaContacts, ...direct].map((r) => r.id))];
+    for (let j = 0; j < ids.length; j += CHUNK) {
+      const res = await db
+        .updateTable('leads')
+        .set({ state: 'suppressed', state_reason: reason, next_due_at: null, updated_at: now })
+        .where('id', 'in', ids.slice(j, j + CHUNK))
+        .where('state', 'in', [...DUE_LEAD_STATES])
+        .executeTakeFirst();
+      changed += Number(res.numUpdatedRows);
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,173 @@
+// `campaignd suppress add|remove|list|import`: the do-not-call list kept in the store
+// (product.md section 11). Numbers are normalised to E.164 as lead numbers are; the
+// running daemon sees a change at its next claim (it checks the store before each call).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { normalisePhone } from '../leads/phone.js';
+import { openDatabase } from '../store/database.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { addSuppressions, listSuppressions, removeSuppressions, suppressLeadsOfNumbers } from '../store/suppressions.js';
+import { formatLocal } from '../time/duration-format.js';
+import { systemClock } from '../time/clock.js';
+import { CliError, EXIT, type CliIo } from './io.js';
+import { databaseFile, openReadStore } from './read-store.js';
+
+export const SUPPRESS_HELP = `Usage: campaignd suppress add NUMBER... | remove NUMBER... | list | import FILE
+                          [--country CC] [--config FILE] [--json]
+
+The suppression (do-not-call) list in the store, over all campaigns. A listed number is
+never dialled: waiting leads with it become "suppressed" at once (their retries are
+cancelled); the running daemon checks the list before every call.
+
+  add NUMBER...   list numbers (source "cli")
+  remove NUMBER... take numbers off the list (a number from suppression_file comes back at
+                  the next reload unless it is removed from that file too); leads already
+                  suppressed stay so: re-import them on purpose
+  list            every listed number, with where it came from (cli, file, opt-out:CAMPAIGN)
+  import FILE     a CSV of numbers: one a line, or a phone_number/phone/number column under a
+                  header; lines that are not numbers are reported with their line numbers
+
+  --country CC    read national-format numbers in this country (e.g. US)
+  --json          one JSON document on stdout
+`;
+
+/** `campaignd suppress …`. */
+export async function suppressCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, json: { type: 'boolean' }, country: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    io.stdout.write(SUPPRESS_HELP);
+    return EXIT.ok;
+  }
+  const [action, ...rest] = positionals;
+  switch (action) {
+    case 'list':
+      if (rest.length > 0) throw new CliError('list takes no arguments (see --help)', EXIT.usage);
+      return list(values.config, values.json === true, io);
+    case 'add':
+    case 'remove': {
+      if (rest.length === 0) throw new CliError(`expected: suppress ${action} NUMBER... (see --help)`, EXIT.usage);
+      const numbers = rest.map((raw) => {
+        const r = normalisePhone(raw, values.country);
+        if (!r.ok) throw new CliError(`"${raw}" is not a phone number campaignd can read: ${r.reason}`, EXIT.usage);
+        return r.e164;
+      });
+      return action === 'add' ? add(values.config, numbers, 'cli', values.json === true, io, []) : remove(values.config, numbers, values.json === true, io);
+    }
+    case 'import': {
+      if (rest.length !== 1) throw new CliError('expected: suppress import FILE (see --help)', EXIT.usage);
+      const file = path.resolve(io.cwd, rest[0]!);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as { code?: string }).code === 'ENOENT' ? 'no such file' : String(err)}`, EXIT.usage);
+      }
+      const read = readNumberList(text, values.country);
+      return add(values.config, read.numbers, 'cli', values.json === true, io, read.problems.map((p) => ({ ...p, file })));
+    }
+    default:
+      throw new CliError('expected: suppress add|remove|list|import (see --help)', EXIT.usage);
+  }
+}
+
+export interface ListProblem {
+  line: number;
+  text: string;
+  reason: string;
+}
+
+/**
+ * Numbers of a CSV or plain list: the phone column under a header (phone_number, phone,
+ * number, or the first column), else the first field of every line. Blank lines and
+ * `#` comments are skipped; other lines that are not numbers become problems.
+ */
+export function readNumberList(text: string, country?: string): { numbers: string[]; problems: ListProblem[] } {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const first = lines.find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
+  const delimiter = [',', ';', '\t', '|'].find((d) => first.includes(d));
+  const split = (l: string): string[] => (delimiter ? l.split(delimiter) : [l]).map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  let column = 0;
+  let headerLine = -1;
+  const firstCells = split(first);
+  if (/[a-z]/i.test(first) && !firstCells.some((c) => normalisePhone(c, country).ok)) {
+    headerLine = lines.indexOf(first);
+    const names = firstCells.map((c) => c.toLowerCase());
+    const found = ['phone_number', 'phone', 'number', 'phone number', 'e164'].map((n) => names.indexOf(n)).find((i) => i >= 0);
+    column = found ?? 0;
+  }
+  const numbers = new Set<string>();
+  const problems: ListProblem[] = [];
+  for (const [i, raw] of lines.entries()) {
+    if (i === headerLine) continue;
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const cell = split(raw)[column] ?? '';
+    const r = normalisePhone(cell, country);
+    if (r.ok) numbers.add(r.e164);
+    else problems.push({ line: i + 1, text: cell.length > 40 ? `${cell.slice(0, 37)}...` : cell, reason: r.reason });
+  }
+  return { numbers: [...numbers], problems };
+}
+
+async function openWritable(configFlag: string | undefined, io: CliIo) {
+  const file = await databaseFile(configFlag, io);
+  if (file === ':memory:') throw new CliError('the configured database is ":memory:": a list kept there would vanish at once', EXIT.problems);
+  const store = openDatabase(file);
+  await migrateToLatest(store.db, { clock: systemClock });
+  return store;
+}
+
+async function add(configFlag: string | undefined, numbers: string[], source: string, json: boolean, io: CliIo, problems: (ListProblem & { file: string })[]): Promise<number> {
+  const store = await openWritable(configFlag, io);
+  try {
+    const now = systemClock.now();
+    const added = await addSuppressions(store.db, numbers, source, now);
+    const leads = await suppressLeadsOfNumbers(store.db, numbers, now);
+    if (json) io.stdout.write(`${JSON.stringify({ read: numbers.length, added, already_listed: numbers.length - added, leads_suppressed: leads, invalid: problems }, null, 2)}\n`);
+    else {
+      for (const p of problems.slice(0, 50)) io.stderr.write(`${p.file}:${p.line}: "${p.text}" is not a phone number: ${p.reason}\n`);
+      if (problems.length > 50) io.stderr.write(`… and ${problems.length - 50} more invalid lines\n`);
+      io.stdout.write(`suppression list: ${added} added, ${numbers.length - added} already listed${problems.length ? `, ${problems.length} invalid line${problems.length === 1 ? '' : 's'} skipped` : ''}; ${leads} waiting lead${leads === 1 ? '' : 's'} suppressed\n`);
+    }
+    return problems.length > 0 ? EXIT.problems : EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+async function remove(configFlag: string | undefined, numbers: string[], json: boolean, io: CliIo): Promise<number> {
+  const store = await openWritable(configFlag, io);
+  try {
+    const removed = await removeSuppressions(store.db, numbers);
+    const fromFile = removed.filter((r) => r.source === 'file').map((r) => r.phone_number);
+    if (json) io.stdout.write(`${JSON.stringify({ removed: removed.map((r) => r.phone_number), not_listed: numbers.filter((n) => !removed.some((r) => r.phone_number === n)), from_suppression_file: fromFile }, null, 2)}\n`);
+    else {
+      io.stdout.write(`suppression list: ${removed.length} removed, ${numbers.length - removed.length} were not listed\n`);
+      if (fromFile.length > 0) io.stderr.write(`note: ${fromFile.join(', ')} came from suppression_file and return at the next reload unless removed from that file\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+async function list(configFlag: string | undefined, json: boolean, io: CliIo): Promise<number> {
+  const store = await openReadStore(configFlag, io);
+  try {
+    const rows = await listSuppressions(store.db);
+    if (json) io.stdout.write(`${JSON.stringify({ numbers: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, added_at: new Date(r.added_at).toISOString() })) }, null, 2)}\n`);
+    else {
+      for (const r of rows) io.stdout.write(`${r.phone_number}\t${r.source}\t${formatLocal(r.added_at, 'UTC')}\n`);
+      io.stdout.write(`${rows.length} number${rows.length === 1 ? '' : 's'} on the suppression list\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
