@@ -11,7 +11,7 @@ import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
-import { acquireDaemonSlot, heartbeat, markStopped } from './lifecycle/daemon-row.js';
+import { acquireDaemonSlot, heartbeat, markStopped, type ApiCounters } from './lifecycle/daemon-row.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
@@ -38,6 +38,8 @@ export interface AppOptions {
   databaseFile?: string;
   /** Why there is no usable token (no file, empty…), reread after SIGHUP; undefined when fine. */
   tokenProblem?: () => string | undefined;
+  /** The rate budget's counters, written with each heartbeat for `status` (a separate process). */
+  apiCounters?: () => ApiCounters;
 }
 
 export interface App {
@@ -97,6 +99,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
         liveCalls: (campaign, n) => metrics.liveCalls.set({ campaign }, n),
+        confirming: (campaign, n) => metrics.leadsConfirming.set({ campaign }, n),
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
       },
     });
@@ -153,6 +156,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         now: clock.now(),
         apiStatus: problem ? 'token-rejected' : api.api,
         apiDetail: problem ?? api.apiDetail,
+        ...(opts.apiCounters ? { api: opts.apiCounters() } : {}),
       });
     };
     await beat();

@@ -103,6 +103,10 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       version: await version(),
       metrics,
       tokenProblem: () => tokenProblem,
+      apiCounters: () => {
+        const b = service.budget.stats();
+        return { sent: b.granted, rateLimited: b.rateLimited, budgetWaitMs: b.waitedMs };
+      },
     });
   } catch (err) {
     await service.close();

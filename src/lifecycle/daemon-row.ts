@@ -54,11 +54,32 @@ export async function acquireDaemonSlot(
   if (old.length > 0) await db.deleteFrom('daemons').where('instance_id', 'in', old.map((o) => o.instance_id)).execute();
 }
 
-/** Writes the heartbeat and what the daemon knows about the service. */
-export async function heartbeat(db: Kysely<Database>, instanceId: string, beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null }): Promise<void> {
+/** The rate budget's counters since the daemon started (`status` shows them as `daemon.api_requests`). */
+export interface ApiCounters {
+  /** Requests the budget let through. */
+  sent: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  /** Milliseconds requests waited for the budget, summed. */
+  budgetWaitMs: number;
+}
+
+/** Writes the heartbeat and what the daemon knows about the service (and its request counters, when given). */
+export async function heartbeat(
+  db: Kysely<Database>,
+  instanceId: string,
+  beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null; api?: ApiCounters },
+): Promise<void> {
   await db
     .updateTable('daemons')
-    .set({ heartbeat_at: beat.now, api_status: beat.apiStatus, api_detail: beat.apiDetail })
+    .set({
+      heartbeat_at: beat.now,
+      api_status: beat.apiStatus,
+      api_detail: beat.apiDetail,
+      ...(beat.api
+        ? { api_requests_sent: beat.api.sent, api_rate_limited: beat.api.rateLimited, budget_wait_ms: Math.round(beat.api.budgetWaitMs) }
+        : {}),
+    })
     .where('instance_id', '=', instanceId)
     .execute();
 }

@@ -66,7 +66,7 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
   // The freshest heartbeat is the daemon that matters; older rows are past runs.
   const row: DaemonRow | undefined = await trx.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').limit(1).executeTakeFirst();
   if (!row) {
-    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [] };
+    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 } };
   }
   const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
   const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
@@ -83,6 +83,12 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
     heartbeat_at: isoUtc(row.heartbeat_at),
     stopped_at: row.stopped_at === null ? null : isoUtc(row.stopped_at),
     problems: parseProblems(row.problems_json),
+    // `?? 0`: a database not yet migrated to 0006 has no such columns.
+    api_requests: {
+      sent: Number(row.api_requests_sent ?? 0),
+      rate_limited: Number(row.api_rate_limited ?? 0),
+      budget_wait_seconds: Math.round(Number(row.budget_wait_ms ?? 0) / 100) / 10,
+    },
   };
 }
 

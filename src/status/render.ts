@@ -19,7 +19,9 @@ const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED',
 /** The human form of `campaignd status`: a header line, one table row per campaign, then problems. */
 export function renderStatus(report: StatusReport, options: RenderOptions): string {
   const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
-  const lines = [daemonLine(report, options.now, paint), ''];
+  const lines = [daemonLine(report, options.now, paint)];
+  if (report.daemon.heartbeat_at) lines.push(apiRequestsLine(report));
+  lines.push('');
   if (report.campaigns.length === 0) {
     lines.push('no campaigns in the database yet: start "campaignd run" or "campaignd leads import"');
   } else {
@@ -56,6 +58,12 @@ function daemonLine(report: StatusReport, now: number, paint: Paint): string {
     parts.push(`${paint('33', 'daemon not running')} (never started on this database; campaignd v${d.version})`);
   }
   return parts.join(' · ');
+}
+
+/** One line of the daemon's requests to the service since it started. */
+function apiRequestsLine(report: StatusReport): string {
+  const a = report.daemon.api_requests;
+  return `API requests: ${a.sent} sent · ${a.rate_limited} answered 429 · ${a.budget_wait_seconds} s waited for the rate budget (since the daemon started)`;
 }
 
 function campaignCells(c: CampaignStatus, now: number): string[] {

@@ -20,6 +20,17 @@ export interface DaemonStatus {
   stopped_at: string | null;
   /** Problems of the daemon's last config load (broken campaign files…). */
   problems: unknown[];
+  /** Requests to the service since this daemon started (its last heartbeat's figures). */
+  api_requests: ApiRequestCounts;
+}
+
+export interface ApiRequestCounts {
+  /** Requests the rate budget let through. */
+  sent: number;
+  /** 429 answers received. */
+  rate_limited: number;
+  /** Seconds requests waited for the rate budget, summed. */
+  budget_wait_seconds: number;
 }
 
 export interface LeadCounts {

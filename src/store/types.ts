@@ -149,6 +149,10 @@ export interface DaemonsTable {
   api_status: ApiStatus;
   api_detail: string | null;
   problems_json: string | null;
+  /** Rate-budget counters of this run (migration 0006), written with each heartbeat. */
+  api_requests_sent: Generated<number>;
+  api_rate_limited: Generated<number>;
+  budget_wait_ms: Generated<number>;
 }
 
 export interface Database {

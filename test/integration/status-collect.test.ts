@@ -3,6 +3,8 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { collectStatus, finishAt, UnknownCampaignError } from '../../src/status/collect.js';
 import { windowFromCampaign } from '../../src/time/window.js';
 import { statusProblems } from '../../src/status/problems.js';
+import { renderStatus } from '../../src/status/render.js';
+import { heartbeat } from '../../src/lifecycle/daemon-row.js';
 import { campaignConfig, createStore, insertAttempt, insertCampaign, insertLeads, makeTempConfig, upsertDaemon } from './status-fixture.js';
 
 // Sunday 2026-11-22 09:00 in Berlin: the Mon–Fri window is closed until Monday 09:00.
@@ -56,7 +58,7 @@ describe('collectStatus', () => {
       window: { open: false, next_open_at: '2026-11-23T09:00:00+01:00', closes_at: null, timezone: 'Europe/Berlin' },
       live_calls: 1,
       max_calls_in_parallel: 5,
-      leads: { total: 16, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1 },
+      leads: { total: 16, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1, confirming: 0 },
       attempts: { total: 9, today: 3 },
       problem: null,
       success_rate: 0.75,
@@ -94,6 +96,16 @@ describe('collectStatus', () => {
   it('says no daemon has run when there is no daemon row', async () => {
     const report = await collectStatus(store.db, opts);
     expect(report.daemon).toMatchObject({ running: false, pid: null, version: '9.9.9', api: 'unknown', heartbeat_at: null });
+    expect(report.daemon.api_requests).toEqual({ sent: 0, rate_limited: 0, budget_wait_seconds: 0 });
+  });
+
+  it("shows the daemon's requests, 429s and budget wait from its last heartbeat, in JSON and on one human line", async () => {
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 3000 });
+    await heartbeat(store.db, 'a', { now: NOW - 1000, apiStatus: 'ok', apiDetail: null, api: { sent: 1234, rateLimited: 7, budgetWaitMs: 35_240.4 } });
+    const report = await collectStatus(store.db, opts);
+    expect(report.daemon.api_requests).toEqual({ sent: 1234, rate_limited: 7, budget_wait_seconds: 35.2 });
+    const text = renderStatus(report, { now: NOW, color: false });
+    expect(text.split('\n')[1]).toBe('API requests: 1234 sent · 7 answered 429 · 35.2 s waited for the rate budget (since the daemon started)');
   });
 
   it('takes a stale heartbeat, a stopped daemon or a dead pid on this host for not running', async () => {
