@@ -7,6 +7,7 @@ import { finaliseUnconfirmed, listLiveAttempts, transitionAttempt, unconfirmedAt
 import { leadBackUncounted } from './lead-transitions.js';
 import { couldBeUnderZoneDoubt, createdAfterSend, SETTLE_HELD_PREFIX, ZONE_DOUBT_MS } from './call-time.js';
 import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
+import { applyOptOut } from './opt-out.js';
 import { normaliseServicePhone } from './phone-match.js';
 import type { CallSummary, EngineClient } from './ports.js';
 
@@ -125,6 +126,8 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
       given: call.given,
     });
     if (result !== 'ignored') round.matched++;
+    // Section 11: the call list carries the extracted variables too (a lost webhook).
+    await applyOptOut(deps, target.attempt, call.given?.extracted_variables);
   }
   return true;
 }
