@@ -22,23 +22,31 @@ export interface CapHold {
 const COUNTED_STATES = sql`('dialing', 'placed', 'unknown', 'ended')`;
 
 /**
+ * Longest a make_call request can take between its attempt row and the answer (client
+ * timeouts are far shorter): attempts created this much before a window are still read,
+ * since their call may have been created inside it.
+ */
+const REQUEST_SLACK_MS = 3_600_000;
+
+/**
  * The cap that holds `phone` longest at `now`, or null when every cap allows a call.
- * One indexed query (attempts_phone_created) reading at most the largest cap's count.
+ * An attempt's call was created somewhere between its row and the 2xx answer (or the end
+ * of the call, when that was learnt first), so the attempt counts until the LATEST of
+ * those instants leaves the window: the person never sees more than `count` calls in
+ * any window, whatever the request took. One indexed query (attempts_phone_created).
  */
 export async function capHold(db: Db, caps: readonly AttemptCap[], phone: string, now: number): Promise<CapHold | null> {
   if (caps.length === 0) return null;
   const widest = Math.max(...caps.map((c) => c.windowHours)) * 3_600_000;
-  const most = Math.max(...caps.map((c) => c.count));
   const rows = await db
     .selectFrom('attempts')
-    .select('created_at')
+    .select(['created_at', 'answered_at', 'ended_at'])
     .where('phone_number', '=', phone)
-    .where('created_at', '>', now - widest)
+    .where('created_at', '>', now - widest - REQUEST_SLACK_MS)
     .where(sql<boolean>`state in ${COUNTED_STATES}`)
-    .orderBy('created_at', 'desc')
-    .limit(most)
     .execute();
-  const times = rows.map((r) => Number(r.created_at));
+  // Still live without an answer: the call may be created any moment, so it counts as now.
+  const times = rows.map((r) => Number(r.answered_at ?? r.ended_at ?? Math.max(now, Number(r.created_at)))).sort((a, b) => b - a);
   let hold: CapHold | null = null;
   for (const cap of caps) {
     const windowMs = cap.windowHours * 3_600_000;
