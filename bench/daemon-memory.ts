@@ -2,10 +2,10 @@
 // (issue 6: ≤ 200 MB with 1,000,000 leads in 100 campaigns; --quick: 200,000 leads and a
 // shorter run). Builds the store with big-store.ts, writes the matching config, campaign
 // and lead files (big-store-config.ts: the daemon works the stored leads, no re-import),
-// then for each way of running campaignd — the compiled build as both deployments run it
-// (bin/campaignd-dist.mjs on `tsc -p tsconfig.build.json` output) and `npx campaignd`
-// (bin/campaignd.js, the sources through tsx) — on its own copy of the store and its own
-// simulator child process:
+// then runs the compiled build as the package's bin and both deployments run it
+// (bin/campaignd.js on `tsc -p tsconfig.build.json` output, with its #! node flags; until
+// issue 11 a tsx variant ran beside it: the bin no longer has a TypeScript loader) on its
+// own copy of the store and its own simulator child process:
 //  - starts `campaignd run` as a child process and lets it dial for a fixed time;
 //  - samples its VmRSS every second from /proc/PID/status, and VmHWM (the kernel's
 //    high-water mark, which also catches peaks between samples) at the end;
@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { daemonEnv, SECRETS, startSimulator } from '../test/e2e/daemon-fixture.js';
-import { BIN, freePort, spawnNode, stopAllProcesses, waitForHttp } from '../test/helpers/processes.js';
+import { freePort, spawnNode, stopAllProcesses, waitForHttp } from '../test/helpers/processes.js';
 import { buildBigStore } from './lib/big-store.js';
 import { writeBigStoreConfig } from './lib/big-store-config.js';
 import { buildCompiledApp } from './lib/compiled-app.js';
@@ -176,7 +176,6 @@ try {
 
   const variants: Variant[] = [
     { label: 'compiled', entry: compiled.entry, env: compiled.nodeOptions ? { NODE_OPTIONS: compiled.nodeOptions } : {} },
-    { label: 'tsx', entry: BIN, env: {} },
   ];
   const results = new Map<string, RunResult>();
   for (const v of variants) {
@@ -190,15 +189,11 @@ try {
   }
 
   const c = results.get('compiled')!;
-  const t = results.get('tsx')!;
   const scale = `${LEADS.toLocaleString('en')} leads`;
-  reportFigure(BENCH, 'daemon RSS peak, compiled (bin/campaignd-dist.mjs)', c.peakMb, 'MB', atMost(200, 'MB'), `VmHWM: start + ${DIAL_MS / 1000} s dialing, ${scale}, ${c.end.placed} calls`);
+  reportFigure(BENCH, 'daemon RSS peak, compiled (bin/campaignd.js)', c.peakMb, 'MB', atMost(200, 'MB'), `VmHWM: start + ${DIAL_MS / 1000} s dialing, ${scale}, ${c.end.placed} calls`);
   reportFigure(BENCH, 'daemon RSS steady, compiled', c.steadyMb, 'MB', undefined, `median VmRSS, 2nd half; ${fmt(c.startMb, 0)} MB after start; JS heap ${fmt(c.end.heapUsedMb, 0)} used / ${fmt(c.end.heapTotalMb, 0)} MB`);
-  reportFigure(BENCH, 'daemon RSS peak, tsx (bin/campaignd.js)', t.peakMb, 'MB', undefined, `same run under tsx, ${t.end.placed} calls`);
-  reportFigure(BENCH, 'daemon RSS steady, tsx', t.steadyMb, 'MB', undefined, `${fmt(t.startMb, 0)} MB after start`);
   reportFigure(BENCH, 'calls placed while measured, compiled', c.end.placed, 'calls', undefined, `${DIAL_MS / 1000} s, ≤ ${LOAD.accountMaxCalls} live, ${LOAD.requestsPerMinute}/min budget`);
   reportFigure(BENCH, 'status --json wall time, compiled', c.statusMs, 'ms', undefined, `process start to exit, daemon dialing, ${scale}`);
-  reportFigure(BENCH, 'status --json wall time, tsx', t.statusMs, 'ms', undefined, 'process start to exit');
   console.log(`  load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 } finally {
   await cleanUp();

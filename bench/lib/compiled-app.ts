@@ -1,6 +1,6 @@
 // The compiled campaignd laid out as the deployments run it (the container's /app, or
 // /opt/campaignd after `npm run build`): dist/ from `tsc -p tsconfig.build.json`,
-// bin/campaignd-dist.mjs, package.json, node_modules. Built into a temp folder so that a
+// bin/campaignd.js, package.json, node_modules. Built into a temp folder so that a
 // benchmark measures the working tree as it is without touching the checkout's dist/
 // (others may be using it); node_modules is a link to the checkout's.
 import { execFileSync } from 'node:child_process';
@@ -30,9 +30,10 @@ export function buildCompiledApp(dir: string): CompiledApp {
     if (!fs.existsSync(path.join(dir, 'dist/src/main.js'))) throw err;
     console.log('  (tsc reported type errors; measuring the emitted build anyway)');
   }
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs'), path.join(dir, 'dist')], { cwd: ROOT, stdio: 'inherit' });
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
-  const entry = path.join(dir, 'bin', 'campaignd-dist.mjs');
-  fs.copyFileSync(path.join(ROOT, 'bin', 'campaignd-dist.mjs'), entry);
+  const entry = path.join(dir, 'bin', 'campaignd.js');
+  fs.copyFileSync(path.join(ROOT, 'bin', 'campaignd.js'), entry);
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   return { entry, nodeOptions: shebangNodeFlags(entry) };

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
+import { BUILD_CHECKED_ENV } from '../helpers/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/campaignd.js');
@@ -18,7 +19,7 @@ interface Run {
 }
 
 function campaignd(args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...BUILD_CHECKED_ENV };
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { cwd: dir, env, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err && typeof err.code === 'number' ? err.code : err ? null : 0;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
+import { BUILD_CHECKED_ENV } from '../helpers/processes.js';
 import { campaignConfig, createStore, insertAttempt, insertCampaign, insertLeads, makeTempConfig, upsertDaemon } from '../integration/status-fixture.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -11,6 +12,7 @@ const BIN = path.join(ROOT, 'bin/campaignd.js');
 
 function campaignd(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CAMPAIGND_')));
+  Object.assign(env, BUILD_CHECKED_ENV);
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...env, NO_COLOR: '1' }, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;

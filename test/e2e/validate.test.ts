@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { systemClock } from '../../src/time/clock.js';
+import { BUILD_CHECKED_ENV } from '../helpers/processes.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const fixtures = path.join(root, 'test/fixtures/config');
@@ -19,7 +20,7 @@ function validate(args: string[], env: Record<string, string> = {}, cwd = root):
     execFile(
       process.execPath,
       [path.join(root, 'bin/campaignd.js'), 'validate', ...args],
-      { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 30_000 },
+      { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...BUILD_CHECKED_ENV, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

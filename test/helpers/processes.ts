@@ -1,5 +1,6 @@
 // Real child processes for the end-to-end tests: `campaignd simulator` and `campaignd run`
-// spawned through bin/campaignd.js exactly as an operator would (and the black-box fake
+// spawned through bin/campaignd.js, the package's bin, which runs the compiled build in dist/
+// (`npm test` builds it; test/helpers/build.ts rebuilds a stale one), as an operator would (and the black-box fake
 // service, a plain node script). Readiness is awaited from
 // a log line or /healthz (never a guessed sleep); every output byte is kept so the tests
 // can search it (secrets, messages); `stopAllProcesses()` in afterEach kills whatever is
@@ -39,10 +40,17 @@ export interface Proc {
 
 const live = new Set<Proc>();
 
+/**
+ * For every campaignd a test spawns: the build was checked at the start of the run
+ * (test/helpers/build.ts), so bin/campaignd.js skips its "source newer than the build"
+ * warning, which a source edited during the run would otherwise print on stderr.
+ */
+export const BUILD_CHECKED_ENV = { CAMPAIGND_STALE_CHECK: 'off' } as const;
+
 /** The parent environment without any CAMPAIGND_* variable, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CAMPAIGND_')));
-  return { ...env, NO_COLOR: '1', ...extra };
+  return { ...env, NO_COLOR: '1', ...BUILD_CHECKED_ENV, ...extra };
 }
 
 /** Spawns `node bin/campaignd.js ARGS` and tracks it for `stopAllProcesses`. */
@@ -52,7 +60,19 @@ export function spawnCampaignd(name: string, args: string[], opts: { env?: Recor
 
 /** Spawns `node SCRIPT ARGS` (a test's own server, e.g. the black-box fake service) and tracks it. */
 export function spawnNode(name: string, script: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Proc {
-  const child = spawn(process.execPath, [script, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnTracked(name, process.execPath, [script, ...args], opts);
+}
+
+/**
+ * Spawns an executable script itself (`bin/campaignd.js ARGS`, as a shell runs `campaignd`),
+ * so that its `#!` line, and the node flags on it, apply; tracked like `spawnNode`.
+ */
+export function spawnExecutable(name: string, file: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Proc {
+  return spawnTracked(name, file, args, opts);
+}
+
+function spawnTracked(name: string, command: string, args: string[], opts: { env?: Record<string, string>; cwd?: string }): Proc {
+  const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();

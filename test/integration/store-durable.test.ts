@@ -116,7 +116,9 @@ describe('the claim before make_call (rule 6)', () => {
 
   it('SQLite refuses the switch inside a transaction, which is why it wraps BEGIN and COMMIT', () => {
     const raw = new SqliteDatabase(':memory:');
-    cleanups.push(() => raw.close());
+    cleanups.push(() => {
+      raw.close();
+    });
     raw.exec('begin');
     expect(() => raw.pragma('synchronous = FULL')).toThrow(/inside a transaction/);
     raw.exec('rollback');
