@@ -11,6 +11,8 @@ export interface CsvRecord {
   fields: string[];
   /** The file ended inside a quoted field that starts in this record. */
   unterminated?: boolean;
+  /** The row could not be read as fields (csv-parse's reason); the row becomes an invalid lead. */
+  problem?: string;
 }
 
 const QUOTE = 34;
