@@ -41,6 +41,8 @@ export interface BenchStackOptions {
   callIdInResponse?: boolean;
   accountMaxCalls?: number;
   seed?: number;
+  /** The client's rate budget; default HIGH_BUDGET (never shapes a run). */
+  rateLimit?: { requestsPerMinute: number; burst: number };
 }
 
 export interface BenchStack {
@@ -118,7 +120,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       logger,
       serverTimezone: 'UTC',
       requestTimeoutMs: 10_000,
-      rateLimit: HIGH_BUDGET,
+      rateLimit: opts.rateLimit ?? HIGH_BUDGET,
       onRequest: (e) => requests.set(e.endpoint, (requests.get(e.endpoint) ?? 0) + 1),
     });
     closers.push(() => client.close());

@@ -246,6 +246,25 @@ export async function unconfirmedAttempts(db: Db, since: number, limit: number):
   return provisional(db.selectFrom('attempts').selectAll()).where('ended_at', '>=', since).orderBy('ended_at', 'desc').limit(limit).execute();
 }
 
+/**
+ * How many webhook successes await a poll (counted up to `cap`), and when the oldest of
+ * them ended: what the poller needs to decide when to confirm them.
+ */
+export async function unconfirmedSummary(db: Db, since: number, cap: number): Promise<{ count: number; oldestEndedAt: number | null }> {
+  const rows = await provisional(db.selectFrom('attempts').select('ended_at')).where('ended_at', '>=', since).orderBy('ended_at', 'asc').limit(cap).execute();
+  const oldest = rows[0]?.ended_at;
+  return { count: rows.length, oldestEndedAt: oldest === undefined || oldest === null ? null : Number(oldest) };
+}
+
+/** Webhook successes awaiting the call list's word (status `confirming`), per campaign id. */
+export async function unconfirmedCountsByCampaign(db: Db, since: number): Promise<Map<number, number>> {
+  const rows = await provisional(db.selectFrom('attempts').select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')]))
+    .where('ended_at', '>=', since)
+    .groupBy('campaign_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
+}
+
 /** When a campaign's newest webhook success still awaiting a poll ended (it may yet be a voicemail, to retry); null when none. */
 export async function newestUnconfirmedSuccess(db: Db, campaignId: number, since: number): Promise<number | null> {
   const row = await provisional(db.selectFrom('attempts').select((eb) => eb.fn.max('ended_at').as('at')))

@@ -4,10 +4,11 @@ import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, oldestPlacedAt, transitionAttempt, type ClaimInput } from './attempts.js';
+import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, oldestPlacedAt, transitionAttempt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
-import { pollOnce, type PollerOptions } from './poller.js';
+import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
+import { pollOnce, type PollerOptions, type PollRound } from './poller.js';
 import type { EngineClient } from './ports.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
 import { followRemoteCampaigns } from './remote-campaigns.js';
@@ -25,6 +26,8 @@ export interface EngineMetrics {
   callPlaced(campaign: string): void;
   outcome(campaign: string, outcomeClass: string): void;
   liveCalls(campaign: string, n: number): void;
+  /** Completed leads whose webhook success awaits the call list (status `confirming`). */
+  confirming?(campaign: string, n: number): void;
   unknownAttempt(): void;
 }
 
@@ -40,7 +43,7 @@ export interface EngineOptions {
   accountMaxCalls?: number;
   settleSeconds: number;
   serverTimezone: string;
-  /** Poll interval when webhooks are not arriving, and when they are (a backstop). */
+  /** A fixed poll interval when webhooks are not arriving, instead of the adaptive plan (poll-plan.ts); and when they are (a backstop). */
   pollIntervalMs?: number;
   pollIntervalWithWebhooksMs?: number;
   /** Whether the webhook endpoint can accept deliveries at all (a secret is set). */
@@ -67,9 +70,21 @@ const STORE_RETRY_TRIES = 10;
 const STORE_RETRY_MS = 1_000;
 const REMOTE_FOLLOW_MS = 60_000;
 const POLL_UNKNOWN_MS = 10_000;
-const POLL_NO_WEBHOOKS_MS = 20_000;
 const POLL_BACKSTOP_MS = 300_000;
 const POLL_OVERDUE_MS = 120_000;
+/** Without webhooks (poll-plan.ts): listings per ended call aimed at, so a call costs ≈ 1.45 requests. */
+const POLL_PER_CALL = 0.45;
+const POLL_MIN_GAP_MS = 1_000;
+/** The cadence while an assistant's call durations are still being learnt… */
+const POLL_LEARNING_MS = 10_000;
+/** …and while the first webhook is awaited (they usually make polling for ends needless). */
+const POLL_AWAITING_WEBHOOKS_MS = 20_000;
+/** The longest wait between listings while calls are live (the plan may stretch it to half a call). */
+const POLL_MAX_GAP_MS = 60_000;
+/** Webhook successes awaiting confirmation are listed once this many wait (about a page), or… */
+const CONFIRM_BATCH = 100;
+/** …once the oldest of them has waited this long (the backstop's cadence: a listing per ~20 calls). */
+const CONFIRM_WAIT_MS = 300_000;
 const ZONE_WARNING_EVERY_MS = 10 * 60_000;
 /** Webhooks count as arriving when one came within this long. */
 const WEBHOOKS_HEALTHY_MS = 10 * 60_000;
@@ -109,6 +124,16 @@ export function createEngine(opts: EngineOptions) {
   let accountPausedUntil = 0;
   let lastWebhookAt = Number.NEGATIVE_INFINITY;
   let lastPollAt = Number.NEGATIVE_INFINITY;
+  /** A poll is wanted at once (an unknown attempt, a reload); a mere re-plan leaves it false. */
+  let pollUrgent = false;
+  /** Whether the poller's current wait follows the plan, which a newly placed call changes. */
+  let pollPlanned = false;
+  /** What listings taught about call durations, per assistant (poll-plan.ts). */
+  const durationSamples = new Map<number, DurationSample[]>();
+  /** Attempt id → start of the last round whose listing showed its call in progress. */
+  const seenLiveAt = new Map<number, number>();
+  /** Rounds in a row whose listing failed: the next waits longer each time (up to a minute). */
+  let failedRounds = 0;
   let lastZoneWarningAt = Number.NEGATIVE_INFINITY;
   let cancelControlTimer: (() => void) | null = null;
   let cancelRemoteTimer: (() => void) | null = null;
@@ -133,7 +158,13 @@ export function createEngine(opts: EngineOptions) {
   }
 
   function wakePoller(): void {
+    pollUrgent = true;
     wakePoll.abort(WAKE);
+  }
+
+  /** A call was placed: the next poll may come sooner than planned. */
+  function replanPoll(): void {
+    if (pollPlanned) wakePoll.abort(WAKE);
   }
 
   /**
@@ -335,6 +366,7 @@ export function createEngine(opts: EngineOptions) {
     switch (report.kind) {
       case 'placed':
         opts.metrics?.callPlaced(c.name);
+        replanPoll();
         if (api.api !== 'ok') setApi('ok', null);
         return;
       case 'unknown':
@@ -409,50 +441,136 @@ export function createEngine(opts: EngineOptions) {
   }
 
   /**
-   * When to list calls next. Without webhooks the call list is how calls end, so it is
-   * read often. While webhooks arrive it is a backstop: for a webhook that was lost (a
-   * call live for longer than calls take) and to confirm webhook successes, which carry
-   * no answered_by; a slow cadence does both at a fraction of a request per call.
+   * When to list calls next (an instant). Without webhooks the call list is how calls
+   * end, so it is read when calls have probably ended (poll-plan.ts). While webhooks
+   * arrive it is a backstop: for a webhook that was lost (a call live for longer than
+   * calls take) and to confirm webhook successes, which carry no answered_by; a slow
+   * cadence does both at a fraction of a request per call.
    */
-  async function pollDelay(): Promise<number> {
-    if (api.api === 'token-rejected') return TOKEN_PROBE_MS;
+  async function nextPollTime(): Promise<number> {
+    pollPlanned = false;
+    await reportConfirming();
+    const at = await pollTimeByState();
+    // A service that fails listings is not asked again at once, whatever the plan says.
+    return failedRounds > 0 ? Math.max(at, lastPollAt + Math.min(POLL_MAX_GAP_MS, POLL_MIN_GAP_MS * 5 * 2 ** (failedRounds - 1))) : at;
+  }
+
+  async function pollTimeByState(): Promise<number> {
+    if (api.api === 'token-rejected') return lastPollAt + TOKEN_PROBE_MS;
     const unknown = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
-    if (unknown) return POLL_UNKNOWN_MS;
+    if (unknown) return lastPollAt + POLL_UNKNOWN_MS;
     const now = clock.now();
+    const confirmAt = await confirmationDue(now);
     const webhooksHealthy = opts.webhooksEnabled && now - lastWebhookAt < WEBHOOKS_HEALTHY_MS;
-    if (!webhooksHealthy) return opts.pollIntervalMs ?? POLL_NO_WEBHOOKS_MS;
+    if (!webhooksHealthy) {
+      if (opts.pollIntervalMs !== undefined) return lastPollAt + opts.pollIntervalMs;
+      return Math.min(confirmAt, await plannedPoll(now));
+    }
+    const backstop = lastPollAt + (opts.pollIntervalWithWebhooksMs ?? POLL_BACKSTOP_MS);
     const oldest = await oldestPlacedAt(db);
-    const backstop = opts.pollIntervalWithWebhooksMs ?? POLL_BACKSTOP_MS;
-    if (oldest === null) return backstop;
+    if (oldest === null) return Math.min(confirmAt, backstop);
     const overdueAt = oldest + CALL_OVERDUE_MS;
-    return overdueAt <= now ? POLL_OVERDUE_MS : Math.min(backstop, overdueAt - now);
+    return Math.min(confirmAt, overdueAt <= lastPollAt ? lastPollAt + POLL_OVERDUE_MS : Math.min(backstop, overdueAt));
+  }
+
+  /** Refreshes the `confirming` gauge; planning runs at least every 30 s and after each round. */
+  async function reportConfirming(): Promise<void> {
+    if (!opts.metrics?.confirming) return;
+    const counts = await unconfirmedCountsByCampaign(db, 0);
+    for (const c of campaigns.values()) opts.metrics.confirming(c.name, counts.get(c.id) ?? 0);
+  }
+
+  /** When the webhook successes awaiting the call list's word should be listed: a page's worth, or the oldest waited long enough. */
+  async function confirmationDue(now: number): Promise<number> {
+    const waiting = await unconfirmedSummary(db, now - CONFIRM_WINDOW_MS, CONFIRM_BATCH);
+    if (waiting.count === 0 || waiting.oldestEndedAt === null) return Number.POSITIVE_INFINITY;
+    if (waiting.count >= CONFIRM_BATCH) return lastPollAt + POLL_MIN_GAP_MS;
+    return Math.max(lastPollAt + POLL_MIN_GAP_MS, waiting.oldestEndedAt + CONFIRM_WAIT_MS);
+  }
+
+  /** The adaptive plan over the calls in progress. */
+  async function plannedPoll(now: number): Promise<number> {
+    const placed = (await listLiveAttempts(db)).filter((a) => a.state === 'placed');
+    const ids = new Set(placed.map((a) => a.id));
+    for (const id of seenLiveAt.keys()) if (!ids.has(id)) seenLiveAt.delete(id);
+    const live = placed.map((a) => {
+      const sentAt = a.answered_at ?? a.sent_at ?? a.created_at;
+      return { assistantId: a.assistant_id, sentAt, aliveAt: Math.max(sentAt, seenLiveAt.get(a.id) ?? sentAt) };
+    });
+    pollPlanned = true;
+    return nextPollAt({
+      now,
+      lastPollAt,
+      live,
+      samples: (id) => durationSamples.get(id) ?? [],
+      ...(client.budgetHeadroom ? { headroom: client.budgetHeadroom() } : {}),
+      pollsPerCall: POLL_PER_CALL,
+      minGapMs: POLL_MIN_GAP_MS,
+      maxGapMs: POLL_MAX_GAP_MS,
+      learningGapMs: opts.webhooksEnabled && lastWebhookAt === Number.NEGATIVE_INFINITY ? POLL_AWAITING_WEBHOOKS_MS : POLL_LEARNING_MS,
+    });
+  }
+
+  /** What a round showed of call durations: ended between the last look that saw it live and this one. */
+  function learnDurations(round: PollRound): void {
+    for (const id of round.inProgress) seenLiveAt.set(id, round.startedAt);
+    for (const e of round.ended) {
+      const alive = Math.max(e.sentAt, seenLiveAt.get(e.attemptId) ?? e.sentAt);
+      seenLiveAt.delete(e.attemptId);
+      let list = durationSamples.get(e.assistantId);
+      if (!list) durationSamples.set(e.assistantId, (list = []));
+      recordSample(list, { lo: alive - e.sentAt, hi: Math.max(alive, e.seenAt) - e.sentAt });
+    }
   }
 
   async function pollLoop(): Promise<void> {
     while (!stopping) {
-      let delay = POLL_UNKNOWN_MS;
+      pollUrgent = false;
       try {
         if (api.api !== 'token-rejected') {
           lastPollAt = clock.now();
           const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null, onZoneDoubt: zoneDoubt }, pollerOptions);
-          if (round.requests > 0 || round.settled > 0) log.debug({ ...round }, 'poll round');
+          if (round.requests > 0 || round.settled > 0) log.debug({ requests: round.requests, matched: round.matched, settled: round.settled, stuck: round.stuck, finalised: round.finalised }, 'poll round');
+          learnDurations(round);
+          failedRounds = round.failed > 0 ? failedRounds + 1 : 0;
           // Confirmed or finalised successes may be what a campaign's completion waited for.
           if (round.matched > 0 || round.finalised > 0) wake();
+          // More webhook successes wait than one round takes: the next round follows at once.
+          if (round.backlog && round.matched + round.finalised > 0) pollUrgent = true;
         } else {
+          lastPollAt = clock.now();
           await probeToken();
         }
-        delay = await pollDelay();
       } catch (err) {
         log.warn({ err: errText(err) }, 'poll round failed');
       }
-      // Sleep in steps of at most 30 s, so suspend and clock jumps heal; a wake-up
-      // (an unknown attempt, a reload) cuts the wait short.
-      const until = clock.now() + delay;
-      while (!stopping && !wakePoll.signal.aborted && clock.now() < until) {
-        await clock.sleep(Math.min(MAX_SLEEP_MS, until - clock.now()), wakePoll.signal);
-      }
-      wakePoll = new AbortController();
+      await waitForNextPoll();
     }
+  }
+
+  /**
+   * Sleeps until the next poll, in steps of at most 30 s so suspend and clock jumps heal,
+   * planning again after each step and whenever a call is placed; an urgent wake-up (an
+   * unknown attempt, a reload, a backlog) ends the wait.
+   */
+  async function waitForNextPoll(): Promise<void> {
+    while (!stopping && !pollUrgent) {
+      const signal = wakePoll.signal;
+      let until: number;
+      try {
+        until = await nextPollTime();
+      } catch (err) {
+        log.warn({ err: errText(err) }, 'could not plan the next poll');
+        until = clock.now() + POLL_UNKNOWN_MS;
+      }
+      const now = clock.now();
+      if (until <= now) break;
+      if (!signal.aborted) await clock.sleep(Math.min(MAX_SLEEP_MS, until - now), signal);
+      if (signal.aborted) wakePoll = new AbortController();
+      if (clock.now() >= until) break;
+    }
+    pollPlanned = false;
+    wakePoll = new AbortController();
   }
 
   async function probeToken(): Promise<void> {

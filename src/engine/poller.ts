@@ -42,12 +42,22 @@ export interface PollerDeps extends OutcomeContext {
 }
 
 export interface PollRound {
+  /** When the round began: calls it saw in progress were live then. */
+  startedAt: number;
   requests: number;
   matched: number;
   settled: number;
   stuck: number;
   /** Provisional webhook successes a complete listing did not show (their success stands). */
   finalised: number;
+  /** Attempts a listing showed still in progress. */
+  inProgress: number[];
+  /** Attempts this round saw ended, with the instant the listing that showed it came back (for the duration estimate). */
+  ended: { attemptId: number; assistantId: number; sentAt: number; seenAt: number }[];
+  /** Listings that failed (the round is retried later). */
+  failed: number;
+  /** True when more provisional successes wait than one round takes: the next round should follow at once. */
+  backlog: boolean;
 }
 
 interface Target {
@@ -60,9 +70,10 @@ interface Target {
 /** Runs one polling round over every live (and provisionally ended) attempt. */
 export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<PollRound> {
   const startedAt = deps.now();
-  const round: PollRound = { requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0 };
+  const round: PollRound = { startedAt, requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0, failed: 0, inProgress: [], ended: [], backlog: false };
   const live = await listLiveAttempts(deps.db);
   const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND);
+  round.backlog = provisional.length >= PROVISIONAL_PER_ROUND;
   // Attempts whose make_call is still in flight are left to their answer.
   const targets = [...live.filter((a) => a.state !== 'dialing'), ...provisional];
   const byAssistant = new Map<number, Target[]>();
@@ -97,27 +108,30 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
     list.push(t);
     byPhone.set(t.attempt.phone_number, list);
   }
-  const observations: { target: Target; call: CallSummary }[] = [];
+  const observations: { target: Target; call: CallSummary; seenAt: number }[] = [];
   const boundIds = await boundCallIds(deps.db, targets);
   try {
     await deps.client.listCallsSince(assistantId, dateFrom, (calls) => {
       round.requests++;
+      const seenAt = deps.now();
       for (const call of calls) {
         const candidates = byPhone.get(normaliseServicePhone(call.clientPhoneNumber));
         if (!candidates) continue;
         const target = pickTarget(candidates, call, boundIds, opts.clockSkewMs);
         if (!target) continue;
         target.matched = true;
-        observations.push({ target, call });
+        observations.push({ target, call, seenAt });
       }
       return targets.every((t) => t.matched); // stop paging once all are found
     });
   } catch (err) {
     deps.logger.warn({ err: errText(err), assistantId }, 'polling the call list failed; will retry');
+    round.failed++;
     return false;
   }
-  for (const { target, call } of observations) {
-    const result = await observeCall(deps, target.attempt, {
+  for (const { target, call, seenAt } of observations) {
+    const { attempt } = target;
+    const result = await observeCall(deps, attempt, {
       callId: call.id,
       status: call.status,
       answeredBy: call.answeredBy ?? null,
@@ -127,7 +141,10 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
     });
     if (result !== 'ignored') round.matched++;
     // Section 11: the call list carries the extracted variables too (a lost webhook).
-    await applyOptOut(deps, target.attempt, call.given?.extracted_variables);
+    await applyOptOut(deps, attempt, call.given?.extracted_variables);
+    // What the poll plan learns call durations from (engine.ts, poll-plan.ts).
+    if (result === 'progress') round.inProgress.push(attempt.id);
+    if (result === 'ended') round.ended.push({ attemptId: attempt.id, assistantId, sentAt: attempt.answered_at ?? attempt.sent_at ?? attempt.created_at, seenAt });
   }
   return true;
 }

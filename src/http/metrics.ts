@@ -17,6 +17,8 @@ export interface Metrics {
   readonly callOutcomes: Counter<'campaign' | 'class'>;
   /** Attempts holding a live-call slot right now, by campaign. */
   readonly liveCalls: Gauge<'campaign'>;
+  /** Completed leads whose webhook success the call list has not confirmed yet (`confirming` in status), by campaign. */
+  readonly leadsConfirming: Gauge<'campaign'>;
   /** Requests to the service, by endpoint and HTTP status (or "error" for network failures). */
   readonly apiRequests: Counter<'endpoint' | 'status'>;
   /** 429 answers from the service. */
@@ -51,6 +53,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     liveCalls: new Gauge({
       name: 'campaignd_live_calls',
       help: 'Attempts holding a live-call slot, by campaign.',
+      labelNames: ['campaign'],
+      registers,
+    }),
+    leadsConfirming: new Gauge({
+      name: 'campaignd_leads_confirming',
+      help: 'Completed leads whose webhook success awaits the call list (it may still be a voicemail), by campaign.',
       labelNames: ['campaign'],
       registers,
     }),

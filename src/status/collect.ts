@@ -4,6 +4,7 @@ import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
 import { campaignCounts, type CampaignCounts } from '../store/counts.js';
+import { unconfirmedCountsByCampaign } from '../engine/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
 import { FINISHED_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
@@ -56,8 +57,14 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
     const live = await countLive(trx, only);
     const counts = await campaignCounts(trx, only);
+    // Every provisional success, however old: one the engine no longer looks for is no more final.
+    const confirming = await unconfirmedCountsByCampaign(trx, 0);
     const campaigns: CampaignStatus[] = [];
-    for (const row of rows) campaigns.push(await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id)));
+    for (const row of rows) {
+      const campaign = await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id));
+      campaign.leads.confirming = confirming.get(row.id) ?? 0;
+      campaigns.push(campaign);
+    }
     return { daemon, campaigns };
   });
 }
@@ -251,7 +258,7 @@ async function countCompletions(trx: Transaction<Database>, campaignId: number, 
 }
 
 function emptyCounts(): LeadCounts {
-  return { total: 0, pending: 0, calling: 0, retry_scheduled: 0, completed: 0, reached_max_retries: 0, invalid: 0, suppressed: 0 };
+  return { total: 0, pending: 0, calling: 0, retry_scheduled: 0, completed: 0, reached_max_retries: 0, invalid: 0, suppressed: 0, confirming: 0 };
 }
 
 /** The normalised campaign stored by the daemon, or undefined when it cannot be used. */

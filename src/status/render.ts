@@ -75,7 +75,8 @@ function campaignCells(c: CampaignStatus, now: number): string[] {
     String(c.leads.pending),
     String(c.leads.calling),
     String(c.leads.retry_scheduled),
-    String(c.leads.completed),
+    // A webhook success may still turn out a voicemail: shown apart until the call list says.
+    c.leads.confirming > 0 ? `${c.leads.completed} (${c.leads.confirming} confirming)` : String(c.leads.completed),
     String(c.leads.reached_max_retries),
     String(c.leads.invalid),
     String(c.leads.suppressed),

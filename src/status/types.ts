@@ -42,6 +42,11 @@ export interface LeadCounts {
   reached_max_retries: number;
   invalid: number;
   suppressed: number;
+  /**
+   * Of `completed`, the leads whose success only a webhook has reported so far: the call
+   * list may still say a machine answered (a voicemail, retried). Not counted twice in `total`.
+   */
+  confirming: number;
 }
 
 export interface WindowStatus {

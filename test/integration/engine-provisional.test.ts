@@ -146,4 +146,32 @@ describe('engine: provisional webhook successes', () => {
     // Newest first: everything still waiting ended before everything finalised.
     expect(Number(waiting.newest)).toBeLessThan(Number(finalised.oldest));
   });
+
+  it('the engine works a backlog off round after round, not one bounded round per cadence', async () => {
+    const [phone] = phoneNumbers(1, 40);
+    // A slow clock (×10): finalising 500 attempts takes real milliseconds, which ×400 would make look like a cadence.
+    stack = await startStack({ campaigns: [{ leads: [{ phone: phone! }] }], webhooks: false, startEngine: false, scale: 10 });
+    const s = stack;
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id']).executeTakeFirstOrThrow();
+    const now = s.clock.now();
+    const BACKLOG = 3 * PROVISIONAL_PER_ROUND + 7;
+    for (let i = 0; i < BACKLOG; i += 500) {
+      await s.db
+        .insertInto('attempts')
+        .values(
+          Array.from({ length: Math.min(500, BACKLOG - i) }, (_, k) => ({
+            campaign_id: lead.campaign_id, lead_id: lead.id, contact_position: 0, phone_number: phone!, assistant_id: s.assistantId,
+            state: 'ended' as const, counted: 1, outcome: 'success' as const, outcome_source: 'webhook' as const,
+            created_at: now - HOUR - (i + k) * 1_000, sent_at: now - HOUR - (i + k) * 1_000, ended_at: now - HOUR + 60_000 - (i + k) * 1_000,
+          })),
+        )
+        .execute();
+    }
+    const started = s.clock.now();
+    await s.startEngine();
+    const waiting = async () => Number((await s.db.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).where('outcome_source', '=', 'webhook').executeTakeFirstOrThrow()).n);
+    await waitUntil(async () => (await waiting()) === 0, { message: 'the backlog to be worked off' });
+    // Four rounds back to back, well inside one poll cadence (10 s or more).
+    expect(s.clock.now() - started).toBeLessThan(15_000);
+  });
 });
