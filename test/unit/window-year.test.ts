@@ -1,11 +1,14 @@
 // A whole year, minute by minute, in six zones chosen for their daylight-saving quirks:
 // isOpen is cross-checked against nextOpening and nextClosing at every minute, and against
-// an independent oracle built on luxon's own DateTime fields at a sample of minutes.
+// an independent oracle built on luxon's own DateTime fields at every minute of each
+// daylight-saving change day (and the day after, where a window past midnight ends) and at
+// every 61st minute of the rest of the year.
 
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import type { Weekday } from '../../src/config/types.js';
 import { isOpen, nextClosing, nextOpening, type WindowSpec } from '../../src/time/window.js';
+import { offsetChanges } from '../integration/time-fixture.js';
 
 const ZONES = [
   'Europe/Berlin',
@@ -15,6 +18,15 @@ const ZONES = [
   'Asia/Kathmandu',
   'Pacific/Kiritimati',
 ];
+/** Offset changes in 2026: two in each zone with daylight saving, none in the other two. */
+const CHANGES: Record<string, number> = {
+  'Europe/Berlin': 2,
+  'America/New_York': 2,
+  'America/Santiago': 2,
+  'Australia/Lord_Howe': 2,
+  'Asia/Kathmandu': 0,
+  'Pacific/Kiritimati': 0,
+};
 
 const h = (hh: number, mm = 0): number => hh * 3600 + mm * 60;
 const ALL: Weekday[] = [1, 2, 3, 4, 5, 6, 7];
@@ -36,8 +48,26 @@ const WINDOWS: { label: string; w: Omit<WindowSpec, 'timezone'> }[] = [
 
 const FROM = Date.UTC(2025, 11, 31);
 const TO = Date.UTC(2027, 0, 2);
-/** The oracle is consulted at every ORACLE_STEP-th minute (61: every minute of the hour recurs). */
+/** Away from the change days the oracle is consulted at every ORACLE_STEP-th minute (61: every minute of the hour recurs). */
 const ORACLE_STEP = 61;
+
+/**
+ * Minute indexes (from FROM) of every minute of each local day on which `zone` changes its
+ * offset, and of the local day after: from local midnight of the change day to local
+ * midnight two days later.
+ */
+function changeDayMinutes(zone: string): { days: string[]; minutes: Set<number> } {
+  const days: string[] = [];
+  const minutes = new Set<number>();
+  for (const change of offsetChanges(zone, 2026)) {
+    const day = DateTime.fromMillis(change.at, { zone }).startOf('day');
+    days.push(day.toISODate() ?? '');
+    const from = day.toMillis();
+    const to = day.plus({ days: 2 }).toMillis();
+    for (let t = from; t < to; t += 60_000) minutes.add((t - FROM) / 60_000);
+  }
+  return { days, minutes };
+}
 
 /** Wall-clock facts of one instant as luxon's DateTime reports them. */
 interface Fields {
@@ -48,10 +78,12 @@ interface Fields {
   prevDate: string;
 }
 
-/** luxon's fields at every ORACLE_STEP-th minute of the year in `zone` (shared by its windows). */
+/** luxon's fields at every minute of the change days and every ORACLE_STEP-th minute of the rest of the year in `zone` (shared by its windows). */
 function oracleFields(zone: string): Map<number, Fields> {
   const out = new Map<number, Fields>();
-  for (let i = 0, t = FROM; t < TO; i += ORACLE_STEP, t += ORACLE_STEP * 60_000) {
+  const { minutes } = changeDayMinutes(zone);
+  for (let i = 0, t = FROM; t < TO; i++, t += 60_000) {
+    if (i % ORACLE_STEP !== 0 && !minutes.has(i)) continue;
     const dt = DateTime.fromMillis(t, { zone });
     const date = DateTime.fromObject({ year: dt.year, month: dt.month, day: dt.day }, { zone: 'UTC' });
     const prev = date.minus({ days: 1 });
@@ -129,6 +161,15 @@ function checkYear(w: WindowSpec, oracle: Map<number, Fields>): Report {
 
 describe.each(ZONES)('a year minute by minute in %s', (zone) => {
   let oracle: Map<number, Fields> | undefined;
+  it('asks the oracle about every minute of each daylight-saving change day', () => {
+    oracle ??= oracleFields(zone);
+    const { days, minutes } = changeDayMinutes(zone);
+    expect(days).toHaveLength(CHANGES[zone]!);
+    // Two local days per change: 48 h, ± the hour (or half hour) the change adds or takes.
+    expect(minutes.size).toBeGreaterThanOrEqual(days.length * (48 * 60 - 60));
+    const missing = [...minutes].filter((i) => !oracle!.has(i));
+    expect(missing).toEqual([]);
+  });
   it.each(WINDOWS)('$label', ({ w }) => {
     oracle ??= oracleFields(zone);
     const spec: WindowSpec = { timezone: zone, ...w };
