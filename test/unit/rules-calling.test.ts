@@ -3,7 +3,6 @@
 // multi-zone area codes, judged against an oracle written here with luxon wall-clock
 // fields and date-holidays' calendars (not the engine's window code).
 import path from 'node:path';
-import Holidays from 'date-holidays';
 import { DateTime } from 'luxon';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPersonWindow, numberRegions, personZones } from '../../src/rules/person-window.js';
@@ -12,6 +11,7 @@ import { regionRuleGate } from '../../src/rules/region-gate.js';
 import type { RegionRule } from '../../src/rules/types.js';
 import { windowFromCampaign } from '../../src/time/window.js';
 import type { CampaignConfig } from '../../src/config/types.js';
+import { oracleOpen, PEOPLE } from '../helpers/calling-rules-oracle.js';
 
 const US_RULES = path.join(import.meta.dirname, '../../config/calling-rules/us.yaml');
 const utc = (s: string): number => DateTime.fromISO(s, { zone: 'utc' }).toMillis();
@@ -91,55 +91,6 @@ describe('rule gates', () => {
 
 // --- a year of the US example, against an oracle of wall-clock fields -----------------
 
-/** Numbers and where their owners may be, written by hand from the area codes. */
-const PEOPLE: { phone: string; zones: string[]; regions: string[] }[] = [
-  { phone: '+12125550100', zones: ['America/New_York'], regions: ['US'] },
-  { phone: '+13055550100', zones: ['America/New_York'], regions: ['US', 'US-FL'] },
-  { phone: '+14105550100', zones: ['America/New_York'], regions: ['US', 'US-MD'] },
-  { phone: '+15125550100', zones: ['America/Chicago'], regions: ['US', 'US-TX'] },
-  { phone: '+15045550100', zones: ['America/Chicago'], regions: ['US', 'US-LA'] },
-  { phone: '+12055550100', zones: ['America/Chicago'], regions: ['US', 'US-AL'] },
-  { phone: '+16015550100', zones: ['America/Chicago'], regions: ['US', 'US-MS'] },
-  { phone: '+14055550100', zones: ['America/Chicago'], regions: ['US', 'US-OK'] },
-  { phone: '+13035550100', zones: ['America/Denver'], regions: ['US'] },
-  { phone: '+16025550100', zones: ['America/Phoenix'], regions: ['US'] },
-  { phone: '+12135550100', zones: ['America/Los_Angeles'], regions: ['US'] },
-  { phone: '+12082001234', zones: ['America/Boise', 'America/Los_Angeles'], regions: ['US'] },
-  { phone: '+19075550100', zones: ['America/Adak', 'America/Anchorage'], regions: ['US'] },
-  { phone: '+18085550100', zones: ['Pacific/Honolulu'], regions: ['US'] },
-  { phone: '+17875550100', zones: ['America/Puerto_Rico'], regions: ['PR'] },
-];
-
-const holidayMemo = new Map<string, Set<string>>();
-function holidaySet(region: string, year: number): Set<string> {
-  const key = `${region}${year}`;
-  let set = holidayMemo.get(key);
-  if (!set) {
-    const [c, s] = region.split('-') as [string, string | undefined];
-    set = new Set((new Holidays(c, s ?? '').getHolidays(year) || []).filter((h) => h.type === 'public').map((h) => h.date.slice(0, 10)));
-    holidayMemo.set(key, set);
-  }
-  return set;
-}
-
-/** Open per the rules, read from the wall-clock fields of the instant in every zone. */
-function oracle(p: (typeof PEOPLE)[number], t: number): boolean {
-  for (const zone of p.zones) {
-    const local = DateTime.fromMillis(t, { zone });
-    const sec = local.hour * 3600 + local.minute * 60 + local.second;
-    const date = local.toISODate()!;
-    for (const r of rules) {
-      if (!p.regions.includes(r.region)) continue;
-      if (r.closedDates.includes(date)) return false;
-      if (r.holidays && holidaySet(r.region, local.year).has(date)) return false;
-      if (!r.hours) continue;
-      const h = r.hours[local.weekday - 1];
-      if (!h || sec < h.start || sec >= h.end) return false;
-    }
-  }
-  return true;
-}
-
 describe('a year of the US example (2026), every 30 minutes and minute by minute on transition days', () => {
   it('agrees with the oracle at every instant, and nextOpening lands on the first open instant', () => {
     const campaign = windowFromCampaign({ allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0, blackoutDates: [] } as unknown as CampaignConfig, 'UTC');
@@ -159,7 +110,7 @@ describe('a year of the US example (2026), every 30 minutes and minute by minute
       const person = buildPersonWindow({ campaignZone: 'UTC', campaignWindow: campaign, policy }, z.zones, z.source, numberRegions(p.phone));
       let expectedNext: number | null = null;
       for (const t of instants) {
-        const want = oracle(p, t);
+        const want = oracleOpen(rules, p, t);
         const got = person.isOpen(t);
         if (got !== want) throw new Error(`${p.phone} at ${new Date(t).toISOString()}: isOpen ${got}, oracle ${want}`);
         if (!want) {
@@ -167,7 +118,7 @@ describe('a year of the US example (2026), every 30 minutes and minute by minute
           if (expectedNext === null || expectedNext <= t) {
             expectedNext = person.nextOpening(t);
             if (expectedNext === null) throw new Error(`${p.phone}: no opening after ${new Date(t).toISOString()}`);
-            if (!oracle(p, expectedNext) || oracle(p, expectedNext - 1000)) throw new Error(`${p.phone}: nextOpening ${new Date(expectedNext).toISOString()} is not the start of an open stretch`);
+            if (!oracleOpen(rules, p, expectedNext) || oracleOpen(rules, p, expectedNext - 1000)) throw new Error(`${p.phone}: nextOpening ${new Date(expectedNext).toISOString()} is not the start of an open stretch`);
           }
         } else if (expectedNext !== null && t < expectedNext) {
           throw new Error(`${p.phone}: open at ${new Date(t).toISOString()} before the promised opening ${new Date(expectedNext).toISOString()}`);
