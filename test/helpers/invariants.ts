@@ -8,7 +8,7 @@ import type { SimCall } from '../../src/simulator/types.js';
 import { collectStatus } from '../../src/status/collect.js';
 import type { Database, LeadState } from '../../src/store/types.js';
 import { zonesForNumber } from '../../src/phone-zones/lookup.js';
-import { isOpen, leadLocalWindow, windowFromCampaign } from '../../src/time/window.js';
+import { insideWallWindow } from './wall-clock.js';
 
 /** The part of a simulator call the checks read. */
 export type ObservedCall = Pick<SimCall, 'id' | 'client_phone_number' | 'createdAt' | 'finishedAt' | 'status' | 'answered_by'>;
@@ -108,19 +108,24 @@ export function assertRetryGap(calls: readonly ObservedCall[], retryIntervalSeco
   }
 }
 
-/** Rule 1: every call was created while the campaign's window (and the lead's own hours) was open. */
+/**
+ * Rule 1: every call was created while the campaign's window (and the lead's own hours) was
+ * open. Judged on the simulator's record of each call (its creation time) against the
+ * campaign's settings, by wall-clock fields from Intl (wall-clock.ts), not by the daemon's
+ * own window code, so that the check and the code under test cannot share a mistake.
+ */
 export function assertInsideWindow(calls: readonly ObservedCall[], campaign: CampaignConfig, leadZones: ReadonlyMap<string, string | undefined> = new Map()): void {
-  const window = windowFromCampaign(campaign, campaign.timezone ?? 'UTC');
+  const window = { timezone: campaign.timezone ?? 'UTC', days: campaign.allowedDays, start: campaign.allowedHoursStart, end: campaign.allowedHoursEnd, blackoutDates: campaign.blackoutDates };
   for (const c of calls) {
-    if (!isOpen(window, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} while the window was closed`);
+    if (!insideWallWindow(window, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} while the window was closed`);
     if (campaign.leadLocalHours) {
       // Section 11: without a zone column, every zone of the number (else the campaign's).
       const own = leadZones.get(c.client_phone_number);
       const byNumber = zonesForNumber(c.client_phone_number);
       const zones = own ? [own] : byNumber.length > 0 ? byNumber : [campaign.timezone ?? 'UTC'];
       for (const zone of zones) {
-        const personal = leadLocalWindow(campaign.leadLocalHours, zone);
-        if (!isOpen(personal, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} outside the person's local hours in ${zone}`);
+        const personal = { timezone: zone, days: [1, 2, 3, 4, 5, 6, 7], start: campaign.leadLocalHours.start, end: campaign.leadLocalHours.end };
+        if (!insideWallWindow(personal, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} outside the person's local hours in ${zone}`);
       }
     }
   }
