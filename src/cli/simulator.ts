@@ -17,7 +17,8 @@ Usage: campaignd simulator [options]
   --time-scale X        simulated time runs X times faster (default 1)
   --seed N              seed of call outcomes and faults (default 1)
   --call-id             answer make_call with call_id and status, as the public docs show
-  --rate-limit R        emulate the live limit, e.g. 100/min (bursts of 20 per 10 s)
+  --rate-limit R        emulate the live limit, e.g. 100/min (bursts of 20 per 10 s);
+                        100/min,lockout=60 also refuses a token for 60 s after each trip
   --outcomes LIST       shares of outcomes, e.g. human=0.6,voicemail=0.1,busy=0.1,no-answer=0.15,failed=0.05
   --call-duration A-B   talk time of answered calls in simulated seconds (default 30-180)
   --tool-limit N        mid call tools per account (default 5)
@@ -27,7 +28,7 @@ Usage: campaignd simulator [options]
   --help                this text
 
 Test controls (loopback only, no token): GET /__sim/calls, GET /__sim/webhooks,
-POST /__sim/faults, POST /__sim/reset-faults, POST /__sim/outcomes, POST /__sim/reset-outcomes,
+GET /__sim/stats (limiter trips), POST /__sim/faults, POST /__sim/reset-faults, POST /__sim/outcomes, POST /__sim/reset-outcomes,
 POST /__sim/auth. Runs until SIGINT or SIGTERM.
 `;
 
