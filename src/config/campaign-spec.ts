@@ -14,6 +14,7 @@ export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const DAY_ALIASES: Record<string, string> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' };
 
 const time: Spec = { kind: 'time' };
+const header: Spec = { kind: 'string', noun: 'column header' };
 
 /** Every field of a campaign file. */
 export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
@@ -109,13 +110,36 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
       kind: 'object',
       exactlyOneOf: ['file', 'remote_campaign_id'],
       fields: {
-        file: { spec: { kind: 'path' }, description: "Lead CSV, relative to the campaign file's folder.", example: 'leads/spring.csv' },
+        file: { spec: { kind: 'path' }, description: "Lead file (CSV or .xlsx), relative to the campaign file's folder.", example: 'leads/spring.csv' },
         remote_campaign_id: { spec: { kind: 'integer', min: 1 }, description: "Read this service campaign's leads instead.", example: 17 },
       },
     },
     required: true,
     description: 'Where the leads come from: exactly one of file or remote_campaign_id.',
     example: { file: 'leads/spring.csv' },
+  },
+  lead_columns: {
+    spec: {
+      kind: 'object',
+      fields: {
+        phone_number: { spec: header, description: 'Header of the column with the number to call.', example: 'Phone' },
+        timezone: { spec: header, description: "Header of the column with the lead's IANA zone.", example: 'TZ' },
+        country: { spec: header, description: 'Header of the column with the ISO country of national-format numbers.', example: 'Land' },
+        secondary_phone_numbers: {
+          spec: { kind: 'list', item: header },
+          description: 'Headers of secondary numbers, called in this order after the primary.',
+          example: ['Mobile', 'Work'],
+        },
+        variables: {
+          spec: { kind: 'map', value: header, noun: 'variable names to headers' },
+          description: 'Variable name → header; other columns stay variables under their header.',
+          example: { first_name: 'Vorname' },
+        },
+      },
+    },
+    description:
+      "Which headers of the lead file hold what, when they are not campaignd's own names. Fields not given are recognised from common header names (Phone, Telefon, Mobile, TZ, Land …).",
+    example: { phone_number: 'Phone', timezone: 'TZ', secondary_phone_numbers: ['Mobile', 'Work'], variables: { first_name: 'Vorname' } },
   },
   default_country: {
     spec: { kind: 'country' },

@@ -1,6 +1,7 @@
 // One campaign file: as written → checked against CAMPAIGN_SPEC → normalised CampaignConfig.
 // Pure (no file system) so that tests and the SIGHUP reload can call it on text.
 import path from 'node:path';
+import type { LeadColumns } from '../leads/columns.js';
 import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC } from './campaign-spec.js';
 import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource } from './source.js';
@@ -84,6 +85,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (written.timezone !== undefined) campaign.timezone = written.timezone as string;
   if (local) campaign.leadLocalHours = { start: local.start, end: local.end };
   if (written.default_country !== undefined) campaign.defaultCountry = written.default_country as string;
+  if (written.lead_columns !== undefined) campaign.leadColumns = written.lead_columns as LeadColumns;
   sectionElevenFields(campaign, written, absolute);
   return done(campaign);
 }
@@ -118,6 +120,10 @@ function crossFieldRules(written: Record<string, unknown>, raw: Record<string, u
       at: 'key',
       hint: 'set the hours people may be called, e.g. start "08:00:00", end "21:00:00"',
     });
+  }
+  const leadsFrom = written.leads as { file?: string } | undefined;
+  if (written.lead_columns !== undefined && leadsFrom && leadsFrom.file === undefined) {
+    sink.warning(['lead_columns'], 'applies to a lead file, and this campaign reads its leads from the service', { at: 'key', hint: 'remove lead_columns, or use leads.file' });
   }
   const retryOn = written.retry_on as string[] | undefined;
   if (raw.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {

@@ -68,6 +68,8 @@ function specSchema(spec: Spec): JsonSchema {
       if (spec.minItems !== undefined) s.minItems = spec.minItems;
       return s;
     }
+    case 'map':
+      return { type: 'object', additionalProperties: specSchema(spec.value) };
     case 'object': {
       const properties: Record<string, JsonSchema> = {};
       for (const key of spec.extraKeys ?? []) properties[key] = { type: 'string' };

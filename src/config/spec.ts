@@ -22,6 +22,8 @@ export type Spec =
   | { kind: 'listen' }
   | { kind: 'env-name' }
   | { kind: 'list'; item: Spec; minItems?: number }
+  /** A mapping whose keys the user chooses (e.g. variable names), each value checked against `value`. */
+  | { kind: 'map'; value: Spec; noun: string }
   | { kind: 'object'; fields: Readonly<Record<string, Field>>; exactlyOneOf?: readonly string[]; extraKeys?: readonly string[] }
   /** A key that must never be written (e.g. a token in YAML); its value is never echoed. */
   | { kind: 'forbidden'; message: string; hint: string };
@@ -98,6 +100,18 @@ export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: Pr
       return undefined;
     case 'list':
       return checkList(spec, value, path, sink);
+    case 'map': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        sink.error(path, `must be a mapping of ${spec.noun}, not ${describe(value)}`, { hint: 'write NAME: VALUE pairs, e.g. { first_name: "Vorname" }' });
+        return undefined;
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        const checked = checkValue(spec.value, item, [...path, key], sink);
+        if (checked !== undefined) out[key] = checked;
+      }
+      return out;
+    }
     case 'object':
       return checkObject(spec, value, path, sink);
     default:
@@ -112,7 +126,7 @@ function rangeText(min?: number, max?: number): string {
   return '';
 }
 
-type TextSpec = Exclude<Spec, { kind: 'integer' | 'boolean' | 'forbidden' | 'list' | 'object' }>;
+type TextSpec = Exclude<Spec, { kind: 'integer' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' }>;
 
 function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
   if (typeof value !== 'string' || value.trim() === '') {

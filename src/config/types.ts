@@ -1,6 +1,7 @@
 // The normalised configuration: what the rest of campaignd sees after a file was read
 // as written, defaults were filled and every rule was checked. Paths are absolute.
 
+import type { LeadColumns } from '../leads/columns.js';
 import type { CallingPolicy } from '../rules/types.js';
 
 /** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
@@ -63,6 +64,8 @@ export interface CampaignConfig {
   leadLocalHours?: { start: number; end: number };
   initialStatus: 'running' | 'paused';
   leads: { file?: string; remoteCampaignId?: number };
+  /** Which headers of the lead file hold what (lead_columns, product.md 2.3). */
+  leadColumns?: LeadColumns;
   /** ISO 3166 alpha-2 country for national-format numbers. */
   defaultCountry?: string;
   allowDuplicates: boolean;

@@ -55,6 +55,13 @@ export interface ImportOptions {
   onProgress?: (rowsRead: number) => void;
   /** Rows per transaction (default 2000). */
   batchSize?: number;
+  /**
+   * Count what the import would do and write nothing (`leads import --dry-run`): the
+   * store is only read, to tell new leads from updated and unchanged ones.
+   */
+  dryRun?: boolean;
+  /** The do-not-call numbers to judge rows by, instead of the store's list (a dry run reads the suppression file). */
+  suppressed?: ReadonlySet<string>;
 }
 
 // Rows per INSERT statement: 12 columns x 1024 rows stays under SQLite's and
@@ -180,14 +187,18 @@ async function writeBatch(
     }
 
     const fixed = placeholders.map((k) => existing.get(k)?.id).filter((id): id is number => id !== undefined);
-    if (fixed.length > 0) await trx.deleteFrom('leads').where('id', 'in', fixed).execute();
+    if (fixed.length > 0 && !opts.dryRun) await trx.deleteFrom('leads').where('id', 'in', fixed).execute();
 
     const fresh = rows.filter((r) => !existing.has(r.key));
     const freshNumbers = fresh.flatMap((r) => (r.result.ok ? [r.result.lead.phoneNumber] : []));
-    const dnc = prior.anySuppressions && freshNumbers.length > 0 ? await suppressedAmong(trx, freshNumbers) : new Set<string>();
+    const dnc = opts.suppressed
+      ? new Set(freshNumbers.filter((n) => opts.suppressed!.has(n)))
+      : prior.anySuppressions && freshNumbers.length > 0
+        ? await suppressedAmong(trx, freshNumbers)
+        : new Set<string>();
 
     await insertFresh(trx, writers, campaign, fresh, dnc, opts, summary);
-    await refreshExisting(trx, rows, existing, opts.now, summary);
+    await refreshExisting(trx, rows, existing, opts, summary);
   });
 }
 
@@ -247,6 +258,7 @@ async function insertFresh(
     }
   }
 
+  if (opts.dryRun) return;
   const inserted = await writers.leads.insertAll<{ id: number; dedupe_key: string }>(trx, values, INSERT_CHUNK);
   const contactValues: unknown[] = [];
   for (const { id, dedupe_key } of inserted) {
@@ -261,9 +273,10 @@ async function refreshExisting(
   trx: Kysely<Database>,
   rows: PlannedRow[],
   existing: Map<string, { id: number; state: string; variables_json: string; timezone: string | null }>,
-  now: number,
+  opts: ImportOptions,
   summary: ImportSummary,
 ): Promise<void> {
+  const { now } = opts;
   const candidates = rows.filter((r) => r.result.ok && existing.get(r.key)?.state === 'pending');
   const secondaries = new Map<number, string[]>();
   if (candidates.length > 0) {
@@ -288,6 +301,7 @@ async function refreshExisting(
       continue;
     }
     summary.updated++;
+    if (opts.dryRun) continue;
     await trx.updateTable('leads').set({ variables_json: row.variablesJson, timezone, updated_at: now }).where('id', '=', lead.id).execute();
     if (contactsChanged) {
       await trx.deleteFrom('lead_contacts').where('lead_id', '=', lead.id).where('position', '>=', 1).execute();

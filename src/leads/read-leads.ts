@@ -1,14 +1,18 @@
 import fs from 'node:fs';
 import { IANAZone } from 'luxon';
-import { readCsvChunks } from './csv.js';
+import { ColumnError, planColumns, type ColumnChoice, type ColumnPlan, type LeadColumns } from './columns.js';
+import type { CsvRecord } from './csv.js';
+import { readTableChunks, TableFormatError, type TableFormat, type TableOptions } from './lead-table.js';
 import { normalisePhone } from './phone.js';
+import { WorkbookError } from './xlsx.js';
 
-// Lead CSV (product.md 2.3): `phone_number` required; `timezone`, `country` and
-// `secondary_phone_number_N` have meanings; every other column is a variable.
+// Lead files (product.md 2.3): a phone number column required; timezone, country and
+// secondary numbers have meanings; every other column is a variable. Which header is
+// which is decided in columns.ts (campaignd's names, a mapping, or recognised names).
 //
 // Decisions:
-// - Header names are matched after trimming and lower-casing; variables keep the
-//   header's spelling (trimmed). `country` is also passed on as a variable.
+// - Variables keep the header's spelling (trimmed) unless the mapping renames them.
+//   `country` is also passed on as a variable.
 // - A bad primary number or a bad `timezone` makes the row invalid (with its reason).
 // - A bad secondary number does not: it is dropped and named in `warnings`, because the
 //   primary contact is still worth calling. A secondary equal to the primary or to an
@@ -43,25 +47,36 @@ export class LeadFileError extends Error {
 /** Characters a row may hold (all fields together); larger rows are invalid leads. */
 export const MAX_ROW_CHARS = 64 * 1024;
 
-interface Columns {
-  phone: number;
-  timezone: number;
-  country: number;
-  /** Indexes of secondary_phone_number_N columns, ordered by N. */
-  secondary: { index: number; name: string }[];
-  /** Variable name and column index. */
-  variables: { index: number; name: string }[];
+/** How the file was read and which column went where: the summary prints it. */
+export interface LeadFileLayout {
+  format: TableFormat;
+  columns: ColumnChoice;
 }
 
-/** Streams a lead CSV as validated rows; throws LeadFileError when the file itself is unusable. */
-export async function* readLeadCsv(file: string, opts: { defaultCountry?: string; allowDuplicates?: boolean } = {}): AsyncGenerator<ReadLeadResult> {
+export interface ReadLeadOptions extends TableOptions {
+  defaultCountry?: string;
+  allowDuplicates?: boolean;
+  /** The campaign's lead_columns, merged with --map by the caller. */
+  columns?: LeadColumns;
+  /** Where `columns` came from, for messages ("--map", "lead_columns in FILE"). */
+  columnsSource?: string;
+  /** Called once the header row is read, before the first row. */
+  onLayout?: (layout: LeadFileLayout) => void;
+}
+
+/**
+ * Streams a lead file (CSV in any usual delimiter and encoding, or .xlsx) as validated
+ * rows; throws LeadFileError when the file itself is unusable.
+ */
+export async function* readLeadFile(file: string, opts: ReadLeadOptions = {}): AsyncGenerator<ReadLeadResult> {
   try {
     await fs.promises.access(file, fs.constants.R_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new LeadFileError(file, code === 'ENOENT' ? 'no such lead file' : `cannot read the lead file (${code ?? String(err)})`);
   }
-  let columns: Columns | undefined;
+  let columns: ColumnPlan | undefined;
+  let format: TableFormat | undefined;
   // Zone checks build an Intl formatter (~80 µs); a file repeats a handful of zones.
   const zones = new Map<string, boolean>();
   const validZone = (tz: string): boolean => {
@@ -69,73 +84,34 @@ export async function* readLeadCsv(file: string, opts: { defaultCountry?: string
     if (ok === undefined) zones.set(tz, (ok = IANAZone.isValidZone(tz)));
     return ok;
   };
-  for await (const records of readCsvChunks(file)) {
-    for (const record of records) {
-      if (!columns) {
-        columns = headerColumns(file, record.fields);
-        continue;
+  const table: TableOptions = {};
+  if (opts.delimiter) table.delimiter = opts.delimiter;
+  if (opts.encoding) table.encoding = opts.encoding;
+  if (opts.sheet !== undefined) table.sheet = opts.sheet;
+  try {
+    for await (const records of readTableChunks(file, table, (f) => (format = f))) {
+      for (const record of records) {
+        if (!columns) {
+          columns = planColumns(record.fields, opts.columns, opts.columnsSource);
+          if (format) opts.onLayout?.({ format, columns: columns.choice });
+          continue;
+        }
+        yield readRow(columns, record, opts.defaultCountry, validZone);
       }
-      yield readRow(columns, record.line, record.fields, record.unterminated === true, opts.defaultCountry, validZone);
     }
+  } catch (err) {
+    if (err instanceof ColumnError || err instanceof TableFormatError || err instanceof WorkbookError) throw new LeadFileError(file, err.message);
+    throw err;
   }
-  if (!columns) throw new LeadFileError(file, 'the file is empty: a header row with a "phone_number" column is required');
+  if (!columns) throw new LeadFileError(file, 'the file is empty: a header row with a phone number column is required');
 }
 
-function headerColumns(file: string, header: string[]): Columns {
-  const names = header.map((h) => h.trim());
-  const lower = names.map((h) => h.toLowerCase());
-  const phone = lower.indexOf('phone_number');
-  if (phone < 0) {
-    // A binary or mis-separated file has one huge "header": show a readable prefix only.
-    const found = names.filter((n) => n !== '').slice(0, 8).map(shown).join(', ');
-    const separator = /[;\t|]/.exec(names.join(','))?.[0];
-    const hint = separator ? ` — the header looks separated by ${separator === '\t' ? 'tabs' : `"${separator}"`}; save the file as comma-separated CSV` : '';
-    if (/[\uFFFD\x00-\x08\x0E-\x1F]/.test(names.join(''))) {
-      throw new LeadFileError(file, 'the header row is not readable text: a CSV file saved as UTF-8 with a "phone_number" column is required');
-    }
-    throw new LeadFileError(file, `no "phone_number" column in the header row (found: ${found || 'nothing'})${hint}`);
-  }
-  // Two columns of one name would silently drop one of them (or pick one of two phone numbers).
-  const firstAt = new Map<string, number>();
-  lower.forEach((name, index) => {
-    if (name === '') return;
-    const earlier = firstAt.get(name);
-    if (earlier !== undefined) {
-      throw new LeadFileError(file, `column "${shown(names[index] ?? name)}" appears twice in the header row (columns ${earlier + 1} and ${index + 1}): rename or remove one`);
-    }
-    firstAt.set(name, index);
-  });
-  const secondary: { index: number; name: string; n: number }[] = [];
-  const variables: { index: number; name: string }[] = [];
-  lower.forEach((name, index) => {
-    const m = /^secondary_phone_number_(\d+)$/.exec(name);
-    if (m) secondary.push({ index, name: names[index] ?? name, n: Number(m[1]) });
-    else if (name !== 'phone_number' && name !== 'timezone' && name !== '') variables.push({ index, name: names[index] ?? name });
-  });
-  secondary.sort((a, b) => a.n - b.n);
-  return {
-    phone,
-    timezone: lower.indexOf('timezone'),
-    country: lower.indexOf('country'),
-    secondary: secondary.map(({ index, name }) => ({ index, name })),
-    variables,
-  };
-}
+/** The former name: every lead file reader goes through readLeadFile. */
+export const readLeadCsv = readLeadFile;
 
-/** A header name as shown in an error: printable, at most 40 characters. */
-function shown(name: string): string {
-  const printable = name.replace(/[^\P{C}]/gu, '?');
-  return printable.length > 40 ? `${printable.slice(0, 40)}…` : printable;
-}
-
-function readRow(
-  columns: Columns,
-  line: number,
-  fields: string[],
-  unterminated: boolean,
-  defaultCountry: string | undefined,
-  validZone: (tz: string) => boolean,
-): ReadLeadResult {
+function readRow(columns: ColumnPlan, record: CsvRecord, defaultCountry: string | undefined, validZone: (tz: string) => boolean): ReadLeadResult {
+  const { line, fields } = record;
+  const unterminated = record.unterminated === true;
   // A runaway row (a missing closing quote, a pasted blob) is kept as an invalid lead
   // without its content: megabytes of variables would be sent with every make_call.
   const size = fields.reduce((sum, f) => sum + f.length, 0);
@@ -148,6 +124,7 @@ function readRow(
   for (const v of columns.variables) variables[v.name] = fields[v.index] ?? '';
   const phoneText = (fields[columns.phone] ?? '').trim();
   if (unterminated) return invalidRow(line, phoneText, 'unterminated quoted field (a " without its closing ")', variables);
+  if (record.problem) return invalidRow(line, phoneText, record.problem, variables);
   const countryText = columns.country >= 0 ? (fields[columns.country] ?? '').trim() : '';
   const country = countryText || defaultCountry;
   const primary = normalisePhone(phoneText, country);

@@ -80,8 +80,10 @@ describe('readLeadCsv', () => {
     expect(rows.map((r) => r.ok && r.lead.variables)).toEqual([{ Name: '' }, { Name: 'b' }]);
   });
 
-  it('throws with the file name when the phone_number column is missing', async () => {
-    await expect(read('phone,name\n+15555550100,a\n')).rejects.toThrow(/leads-\d+\.csv: no "phone_number" column in the header row \(found: phone, name\)/);
+  it('throws with the file name, the headers found and the mapping to write when no column holds the phone number', async () => {
+    await expect(read('nummer,name\n+15555550100,a\n')).rejects.toThrow(
+      /leads-\d+\.csv: no phone number column in the header row \(found: "nummer", "name"\): name it, e\.g\. --map "phone_number=nummer", or in the campaign file lead_columns: \{ phone_number: "nummer" \}/,
+    );
     await expect(read('')).rejects.toBeInstanceOf(LeadFileError);
   });
 

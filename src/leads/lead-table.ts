@@ -1,0 +1,73 @@
+// A lead file as rows of text fields, whatever it was saved as: CSV in any of the usual
+// delimiters and encodings (detected, or set with --delimiter / --encoding) or an .xlsx
+// workbook. Everything downstream (columns, validation, import) sees CsvRecords whose
+// `line` is the file's physical line, or the sheet's row number.
+import fs from 'node:fs';
+import path from 'node:path';
+import { readCsvChunks, type CsvRecord } from './csv.js';
+import { readDelimitedChunks } from './csv-delimited.js';
+import { detectDelimiter, firstLine, type Delimiter } from './delimiter.js';
+import { decoderFor, detectEncoding, type Encoding } from './encoding.js';
+import { readXlsxChunks } from './xlsx.js';
+
+/** How a file was read: printed in the summary. */
+export type TableFormat =
+  | { type: 'csv'; encoding: Encoding; delimiter: Delimiter; bom: boolean }
+  | { type: 'xlsx'; sheet: string };
+
+export interface TableOptions {
+  delimiter?: Delimiter;
+  encoding?: Encoding;
+  /** .xlsx: the sheet to read (default: the first). */
+  sheet?: string;
+}
+
+/** The file is not a table campaignd can read (an old .xls, a zip that is no workbook, …). */
+export class TableFormatError extends Error {}
+
+const HEAD_BYTES = 64 * 1024;
+
+/** Reads the first bytes of the file (for detection). */
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Streams a lead file's records a chunk at a time; `onFormat` learns how the file is
+ * read before the first chunk.
+ */
+export async function* readTableChunks(file: string, opts: TableOptions = {}, onFormat?: (format: TableFormat) => void): AsyncGenerator<CsvRecord[]> {
+  const head = await readHead(file);
+  const ext = path.extname(file).toLowerCase();
+  const zip = head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+  if (zip || ext === '.xlsx' || ext === '.xlsm') {
+    if (!zip) throw new TableFormatError('the file is named .xlsx but is not an Excel workbook: save it as "Excel Workbook (.xlsx)" or as CSV');
+    yield* readXlsxChunks(file, { ...(opts.sheet !== undefined ? { sheet: opts.sheet } : {}), onSheet: (sheet) => onFormat?.({ type: 'xlsx', sheet }) });
+    return;
+  }
+  if (head[0] === 0xd0 && head[1] === 0xcf && head[2] === 0x11 && head[3] === 0xe0) {
+    throw new TableFormatError('this is an old Excel .xls workbook, which campaignd does not read: save it as "Excel Workbook (.xlsx)" or as CSV');
+  }
+  if (opts.sheet !== undefined) throw new TableFormatError('--sheet applies to .xlsx workbooks; this file is read as CSV');
+  const { encoding, bomBytes } = detectEncoding(head, opts.encoding);
+  const delimiter = opts.delimiter ?? detectDelimiter(firstLine(decoderFor(encoding).decode(head.subarray(bomBytes), { stream: true })));
+  onFormat?.({ type: 'csv', encoding, delimiter, bom: bomBytes > 0 });
+  // FAST_PATH: plain UTF-8 with commas, the format campaignd writes and most files
+  // have, keeps the hand-written reader (csv.ts). csv-parse 7.0.3 parses a million
+  // rows in ~1.8 s here against ~0.6 s (~3.7 s with the `info` option for line
+  // numbers), and a whole million-row `leads import` only had ~5% to spare on its
+  // goal of 50,000 rows/s (bench/import-leads.ts, bench/RESULTS.md): through csv-parse
+  // it falls under the goal. Every other delimiter and encoding goes through csv-parse.
+  if (encoding === 'utf-8' && delimiter === ',') {
+    yield* readCsvChunks(file);
+    return;
+  }
+  yield* readDelimitedChunks(file, { encoding, bomBytes, delimiter });
+}
