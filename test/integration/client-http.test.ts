@@ -274,6 +274,36 @@ describe('reads', () => {
   });
 });
 
+describe('X-RateLimit headers', () => {
+  it('tighten the budget to what the service says is left until its reset, and a 429 counts', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+    const resetAt = Math.ceil(clock.now() / 1000) + 30; // epoch seconds, as the live service and the simulator send
+    const { service, client } = await setup(
+      (_req, res, _hit, i) =>
+        i === 0
+          ? json(res, 200, [], { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(resetAt) })
+          : i === 1
+            ? json(res, 429, { retry_after: 2 }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt + 600) })
+            : json(res, 200, []),
+      { clock },
+    );
+    await client.listCampaigns();
+    // One left until the reset: the first read goes, the second waits for the reset.
+    const first = client.listModels();
+    const second = client.listCampaigns();
+    await service.waitForHits(2);
+    // The 429's own headers do not hold the budget for 10 minutes: its Retry-After (2 s) pauses it.
+    await clock.advance(2_000);
+    expect(client.budget.stats()).toMatchObject({ granted: 2, waiting: 2 });
+    await clock.advance(28_000 - 1);
+    expect(client.budget.stats()).toMatchObject({ granted: 2, waiting: 2 });
+    await clock.advance(1);
+    await Promise.all([first, second]);
+    expect(service.hits).toHaveLength(4);
+    expect(client.budget.stats()).toMatchObject({ granted: 4, rateLimited: 1 });
+  });
+});
+
 describe('429 on reads', () => {
   async function waitsThenRetries(respond: Handler, expectedWaitMs: number): Promise<void> {
     const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
