@@ -71,7 +71,7 @@ export async function resultsCommand(args: string[], io: CliIo): Promise<number>
     stream.on('error', (err: Error) => (failed = err));
     const sink = async (text: string): Promise<void> => {
       if (failed) throw failed;
-      if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+      if (!stream.write(text)) await drained(stream);
     };
     try {
       const { leads } = await exportResults(
@@ -122,4 +122,17 @@ function parseSince(text: string): number {
     throw new CliError(`--since ${JSON.stringify(text)} is not an ISO date or instant: use e.g. 2026-11-01 or 2026-11-01T09:00:00Z`, EXIT.usage);
   }
   return ms;
+}
+
+/** Resolves when a full stream drained (or closed: its error is reported by the 'error' listener). */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }

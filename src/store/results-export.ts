@@ -14,40 +14,24 @@ export interface ExportScope {
   since?: number;
 }
 
-/** A lead with its last attempt (the one that was sent last) and that attempt's result. */
+/** A lead as exported. */
 export interface ExportLeadRow {
   lead_id: number;
   campaign_id: number;
-  lead_phone: string;
+  phone_number: string;
   state: string;
   state_reason: string | null;
   variables_json: string;
-  attempts: number;
-  attempt_id: number | null;
-  attempt_phone: string | null;
-  outcome: string | null;
-  call_status: string | null;
-  attempt_answered_by: string | null;
-  attempt_ended_at: number | null;
-  result_status: string | null;
-  result_answered_by: string | null;
-  duration_seconds: number | null;
-  started_at: number | null;
-  result_ended_at: number | null;
-  cost: number | null;
-  recording_url: string | null;
-  transcript_json: string | null;
-  extracted_json: string | null;
-  evaluation_json: string | null;
 }
 
-/** An attempt with its result, for JSONL's history. */
+/** An attempt with its result. Transcript and evaluation only when asked for (JSONL). */
 export interface ExportAttemptRow {
   id: number;
   lead_id: number;
   contact_position: number;
   phone_number: string;
   state: string;
+  counted: number;
   outcome: string | null;
   call_id: string | null;
   call_status: string | null;
@@ -63,9 +47,9 @@ export interface ExportAttemptRow {
   result_ended_at: number | null;
   cost: number | null;
   recording_url: string | null;
-  transcript_json: string | null;
   extracted_json: string | null;
-  evaluation_json: string | null;
+  transcript_json?: string | null;
+  evaluation_json?: string | null;
   source: string | null;
 }
 
@@ -79,34 +63,33 @@ function scopeFilter(scope: ExportScope, alias: string) {
   return sql.join(parts, sql` `);
 }
 
-/** Up to `limit` leads with id > `after`, in id order, each with its last attempt and result. */
+/** Up to `limit` leads of the scope with id > `after`, in id order. */
 export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number): Promise<ExportLeadRow[]> {
   const result = await sql<ExportLeadRow>`
-    select l.id as lead_id, l.campaign_id, l.phone_number as lead_phone, l.state, l.state_reason, l.variables_json,
-      (select count(*) from attempts c where c.lead_id = l.id and c.counted = 1 and c.state in ${TRIED}) as attempts,
-      a.id as attempt_id, a.phone_number as attempt_phone, a.outcome, a.call_status, a.answered_by as attempt_answered_by,
-      a.ended_at as attempt_ended_at,
-      r.status as result_status, r.answered_by as result_answered_by, r.duration_seconds, r.started_at,
-      r.ended_at as result_ended_at, r.cost, r.recording_url, r.transcript_json, r.extracted_json, r.evaluation_json
+    select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json
     from leads l
-    left join attempts a on a.id = (select max(x.id) from attempts x where x.lead_id = l.id and x.state in ${TRIED})
-    left join call_results r on r.attempt_id = a.id
     where l.id > ${after} ${scopeFilter(scope, 'l')}
     order by l.id
     limit ${limit}`.execute(db);
   return result.rows;
 }
 
-/** Every tried attempt of the leads with ids in [first, last], with its result, by lead then attempt. */
-export async function exportAttemptsOf(db: Kysely<Database>, first: number, last: number): Promise<ExportAttemptRow[]> {
+/**
+ * Every tried attempt of the leads with ids in [first, last], with its result, by lead then
+ * attempt: one range of the attempts_lead index per page of leads (a merge in the caller,
+ * instead of two correlated subqueries per lead: 3x faster at a million leads).
+ */
+export async function exportAttemptsOf(db: Kysely<Database>, first: number, last: number, opts: { texts: boolean; campaignIds?: readonly number[] }): Promise<ExportAttemptRow[]> {
+  const texts = opts.texts ? sql`, r.transcript_json, r.evaluation_json` : sql``;
+  const campaigns = opts.campaignIds ? sql`and a.campaign_id in (${sql.join(opts.campaignIds.length > 0 ? [...opts.campaignIds] : [-1])})` : sql``;
   const result = await sql<ExportAttemptRow>`
-    select a.id, a.lead_id, a.contact_position, a.phone_number, a.state, a.outcome, a.call_id, a.call_status, a.answered_by,
+    select a.id, a.lead_id, a.contact_position, a.phone_number, a.state, a.counted, a.outcome, a.call_id, a.call_status, a.answered_by,
       a.outcome_source, a.created_at, a.sent_at, a.ended_at,
       r.status as result_status, r.answered_by as result_answered_by, r.duration_seconds, r.started_at,
-      r.ended_at as result_ended_at, r.cost, r.recording_url, r.transcript_json, r.extracted_json, r.evaluation_json, r.source
+      r.ended_at as result_ended_at, r.cost, r.recording_url, r.extracted_json, r.source ${texts}
     from attempts a
     left join call_results r on r.attempt_id = a.id
-    where a.lead_id >= ${first} and a.lead_id <= ${last} and a.state in ${TRIED}
+    where a.lead_id >= ${first} and a.lead_id <= ${last} and a.state in ${TRIED} ${campaigns}
     order by a.lead_id, a.id`.execute(db);
   return result.rows;
 }

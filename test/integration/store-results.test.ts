@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { callResultOf, mergeCallResult } from '../../src/store/results.js';
+import { forgetNumber, LiveCallError } from '../../src/store/results-forget.js';
 import { readGivenCall } from '../../src/results/given.js';
 import { ManualClock } from '../../src/time/clock.js';
 
@@ -52,5 +53,11 @@ describe('store: call results', () => {
     await store.db.updateTable('call_results').set({ transcript_json: null, erased_at: 2 }).execute();
     await mergeCallResult(store.db, owner, readGivenCall({ status: 'completed', transcript: 'words', recording_url: 'https://r.example/1' }, 'UTC').fields, { source: 'poll', now: 3, keepTranscripts: true });
     expect(await callResultOf(store.db, 1)).toMatchObject({ transcript_json: null, recording_url: null, erased_at: 2 });
+  });
+
+  it('forget refuses a number whose call is in progress and changes nothing', async () => {
+    await expect(forgetNumber(store.db, '+4915112345678', { now: 5, keepCalling: false })).rejects.toBeInstanceOf(LiveCallError);
+    expect(await store.db.selectFrom('leads').select(['phone_number', 'variables_json']).execute()).toEqual([{ phone_number: '+4915112345678', variables_json: '{}' }]);
+    expect(await store.db.selectFrom('suppressions').selectAll().execute()).toEqual([]);
   });
 });
