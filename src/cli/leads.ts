@@ -1,5 +1,5 @@
-// `campaignd leads import FILE --campaign NAME [--config FILE] [--json]`: loads a lead CSV
-// into the store. Safe while the daemon runs (WAL, one short transaction per batch) and
+// `campaignd leads import FILE --campaign NAME [--config FILE] [--json] [--dry-run] [--map …]`:
+// loads a lead file (CSV or .xlsx, see src/leads/lead-table.ts) into the store. Safe while the daemon runs (WAL, one short transaction per batch) and
 // safe to repeat (the import is idempotent). Exit 0 even when rows were invalid: they are
 // stored as `invalid` leads and listed in the summary.
 import fs from 'node:fs';
@@ -8,42 +8,89 @@ import { parseArgs } from 'node:util';
 import { formatProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import type { CampaignConfig, LoadedConfig } from '../config/types.js';
+import { ColumnError, mergeColumns, parseMapOption, type LeadColumns } from '../leads/columns.js';
+import { delimiterName, parseDelimiter } from '../leads/delimiter.js';
+import { encodingName, ENCODINGS, parseEncoding } from '../leads/encoding.js';
 import { importLeads, type ImportSummary } from '../leads/import.js';
-import { LeadFileError, readLeadCsv } from '../leads/read-leads.js';
+import type { TableOptions } from '../leads/lead-table.js';
+import { LeadFileError, readLeadFile, type LeadFileLayout, type ReadLeadOptions, type ReadLeadResult } from '../leads/read-leads.js';
 import { getCampaignByName, upsertCampaign } from '../store/campaigns.js';
-import { openDatabase } from '../store/database.js';
+import { openDatabase, type DatabaseHandle } from '../store/database.js';
 import { recordEvent } from '../store/events.js';
-import { migrateToLatest, NewerSchemaError } from '../store/migrate.js';
+import { migrateToLatest, NewerSchemaError, schemaStatus } from '../store/migrate.js';
 import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import { systemClock } from '../time/clock.js';
 import { resolveConfigPath } from './config-path.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { countLines, createProgressBar } from '../leads/progress.js';
 
-export const LEADS_HELP = `Usage: campaignd leads import FILE --campaign NAME [--config FILE] [--json]
+export const LEADS_HELP = `Usage: campaignd leads import FILE --campaign NAME [--config FILE] [--dry-run] [--json]
+                             [--map FIELD=COLUMN,...] [--delimiter D] [--encoding E] [--sheet NAME]
 
-Loads a lead CSV into the store for campaign NAME. The same number twice is one lead
-(unless the campaign sets allow_duplicates); importing the same file again adds nothing
-twice and updates the variables of leads not yet called. Rows with a bad number are kept
-as "invalid" leads and counted by reason. Numbers on the suppression_file are stored as
-"suppressed". Safe while the daemon runs.
+Loads a lead file (CSV or .xlsx) into the store for campaign NAME. The same number twice
+is one lead (unless the campaign sets allow_duplicates); importing the same file again
+adds nothing twice and updates the variables of leads not yet called. Rows with a bad
+number are kept as "invalid" leads and counted by reason. Numbers on the
+suppression_file are stored as "suppressed". Safe while the daemon runs.
+
+The file as people have it: the delimiter (comma, semicolon, tab, pipe) is read from
+the header row and the encoding (UTF-8 with or without BOM, UTF-16 with BOM,
+Windows-1252) from the bytes; .xlsx workbooks are read from their first sheet. The
+phone number column may be called phone_number or a common name (Phone, Telefon,
+Mobile, Handy, Tel, Numéro …; timezone: TZ, Zeitzone …; country: Land, Pays …); the
+summary says which column was taken for what.
 
 Options:
-  --campaign NAME  the campaign (as named in its campaign file)
-  --config FILE    daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
-  --json           print the summary as one JSON document
-  -h, --help       this help
+  --campaign NAME    the campaign (as named in its campaign file)
+  --config FILE      daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
+  --dry-run          print what would be imported (counts, invalid rows and why, the column
+                     mapping, the first rows as parsed) and write nothing
+  --map MAPPING      which header holds what, for this import (on top of the campaign's
+                     lead_columns): comma-separated FIELD=COLUMN, FIELD one of
+                       phone_number=COLUMN  timezone=COLUMN  country=COLUMN
+                       secondary_phone_numbers=COLUMN|COLUMN…  (called in that order)
+                       variables.NAME=COLUMN  (the column passed to make_call as NAME)
+                     e.g. --map "phone_number=Telefon,secondary_phone_numbers=Handy|Büro,variables.first_name=Vorname"
+                     Headers are matched ignoring case and accents; a header containing
+                     "," "|" or "=" is named in the campaign file's lead_columns instead.
+  --delimiter D      comma, semicolon, tab or pipe (or the character): skip detection
+  --encoding E       utf-8, utf-16le, utf-16be or windows-1252: skip detection
+  --sheet NAME       the .xlsx sheet to read (default: the first)
+  --json             print the summary as one JSON document
+  -h, --help         this help
 
-Exit status: 0 imported (even with invalid rows); 1 unknown or broken campaign, or the
-file cannot be read as a lead CSV; 2 bad usage or unreadable config; 3 the database is
-newer than this campaignd.
+Exit status: 0 imported (even with invalid rows), or dry run done; 1 unknown or broken
+campaign, or the file cannot be read as a lead file; 2 bad usage or unreadable config;
+3 the database is newer than this campaignd.
 `;
+
+/** Rows shown as parsed by --dry-run. */
+const PREVIEW_ROWS = 5;
+
+interface ImportRequest {
+  file: string;
+  json: boolean;
+  dryRun: boolean;
+  columns?: LeadColumns;
+  columnsSource?: string;
+  table: TableOptions;
+}
 
 /** The `leads` command (sub-command `import`). */
 export async function leadsCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { campaign: { type: 'string' }, config: { type: 'string', short: 'c' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      campaign: { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      map: { type: 'string', multiple: true },
+      delimiter: { type: 'string' },
+      encoding: { type: 'string' },
+      sheet: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
     allowPositionals: true,
   });
@@ -55,13 +102,38 @@ export async function leadsCommand(args: string[], io: CliIo): Promise<number> {
   if (sub !== 'import') throw new CliError(`${sub ? `unknown sub-command "${sub}"` : 'missing sub-command'}: use "campaignd leads import FILE --campaign NAME"`, EXIT.usage);
   if (!fileArg || extra.length > 0) throw new CliError('give exactly one FILE: campaignd leads import FILE --campaign NAME', EXIT.usage);
   if (!values.campaign) throw new CliError('--campaign NAME is required', EXIT.usage);
+  const table: TableOptions = {};
+  if (values.delimiter !== undefined) {
+    const d = parseDelimiter(values.delimiter);
+    if (!d) throw new CliError(`--delimiter "${values.delimiter}" is not one of comma, semicolon, tab, pipe`, EXIT.usage);
+    table.delimiter = d;
+  }
+  if (values.encoding !== undefined) {
+    const e = parseEncoding(values.encoding);
+    if (!e) throw new CliError(`--encoding "${values.encoding}" is not one of ${ENCODINGS.join(', ')}`, EXIT.usage);
+    table.encoding = e;
+  }
+  if (values.sheet !== undefined) table.sheet = values.sheet;
+  let map: LeadColumns | undefined;
+  try {
+    map = values.map ? parseMapOption(values.map) : undefined;
+  } catch (err) {
+    if (err instanceof ColumnError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  }
 
   const file = path.resolve(io.cwd, fileArg);
   if (!fs.existsSync(file)) throw new CliError(`lead file ${fileArg} does not exist`, EXIT.problems);
 
   const loaded = await readConfig(resolveConfigPath(values.config, io), io);
   const cfg = findCampaign(loaded, values.campaign);
-  return runImport(io, loaded, cfg, file, !!values.json);
+  const columns = mergeColumns(cfg.leadColumns, map);
+  const request: ImportRequest = { file, json: !!values.json, dryRun: !!values['dry-run'], table };
+  if (columns) {
+    request.columns = columns;
+    request.columnsSource = map ? (cfg.leadColumns ? `--map and lead_columns in ${cfg.file}` : '--map') : `lead_columns in ${cfg.file}`;
+  }
+  return runImport(io, loaded, cfg, request);
 }
 
 async function readConfig(configPath: string, io: CliIo): Promise<LoadedConfig> {
@@ -83,33 +155,43 @@ function findCampaign(loaded: LoadedConfig, name: string): CampaignConfig {
   throw new CliError(`unknown campaign "${name}"; known: ${known.length > 0 ? known.join(', ') : `none (no campaign files in ${loaded.daemon.campaignsDir})`}`, EXIT.problems);
 }
 
-async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, file: string, json: boolean): Promise<number> {
+async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, req: ImportRequest): Promise<number> {
   const clock = systemClock;
-  const handle = openDatabase(loaded.daemon.database);
+  const { file } = req;
+  const store = await openStore(loaded, cfg, req.dryRun, clock.now());
+  const { handle } = store;
   try {
-    try {
-      await migrateToLatest(handle.db, { clock });
-    } catch (err) {
-      if (err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
-      throw err;
-    }
-    const existing = await getCampaignByName(handle.db, cfg.name);
-    // Offline the assistant's zone is unknown: keep whatever the daemon resolved before.
-    const campaign = await upsertCampaign(handle.db, cfg, { timezone: cfg.timezone ?? existing?.timezone ?? null }, clock.now());
-
+    let suppressed: ReadonlySet<string> | undefined;
     if (loaded.daemon.suppressionFile && fs.existsSync(loaded.daemon.suppressionFile)) {
       const dnc = await readSuppressionFile(loaded.daemon.suppressionFile);
-      await syncSuppressions(handle.db, dnc.numbers, clock.now());
+      // A dry run judges rows by the file's list; an import brings the store's list in line first.
+      if (req.dryRun) suppressed = new Set(dnc.numbers);
+      else await syncSuppressions(handle.db, dnc.numbers, clock.now());
+    } else if (req.dryRun) {
+      suppressed = new Set();
     }
 
-    const bar = io.stderr.isTTY ? createProgressBar(io.stderr, path.basename(file), await countLines(file), clock) : undefined;
+    let layout: LeadFileLayout | undefined;
+    const preview: ReadLeadResult[] = [];
+    const readOpts: ReadLeadOptions = { ...req.table, allowDuplicates: cfg.allowDuplicates, onLayout: (l) => (layout = l) };
+    if (cfg.defaultCountry) readOpts.defaultCountry = cfg.defaultCountry;
+    if (req.columns) readOpts.columns = req.columns;
+    if (req.columnsSource) readOpts.columnsSource = req.columnsSource;
+    async function* tapped(): AsyncGenerator<ReadLeadResult> {
+      for await (const row of readLeadFile(file, readOpts)) {
+        if (preview.length < PREVIEW_ROWS) preview.push(row);
+        yield row;
+      }
+    }
+
+    const bar = io.stderr.isTTY ? createProgressBar(io.stderr, path.basename(file), await countRows(file), clock) : undefined;
     let summary: ImportSummary;
     try {
       summary = await importLeads(
         handle.db,
-        { id: campaign.id, allowDuplicates: cfg.allowDuplicates, ...(cfg.defaultCountry ? { defaultCountry: cfg.defaultCountry } : {}) },
-        readLeadCsv(file, { ...(cfg.defaultCountry ? { defaultCountry: cfg.defaultCountry } : {}), allowDuplicates: cfg.allowDuplicates }),
-        { now: clock.now(), sourceFile: file, ...(bar ? { onProgress: bar.update } : {}) },
+        { id: store.campaignId, allowDuplicates: cfg.allowDuplicates, ...(cfg.defaultCountry ? { defaultCountry: cfg.defaultCountry } : {}) },
+        tapped(),
+        { now: clock.now(), sourceFile: file, dryRun: req.dryRun, ...(suppressed ? { suppressed } : {}), ...(bar ? { onProgress: bar.update } : {}) },
       );
     } catch (err) {
       if (err instanceof LeadFileError) throw new CliError(err.message, EXIT.problems);
@@ -117,28 +199,111 @@ async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, f
     } finally {
       bar?.done();
     }
-    await suppressPendingLeads(handle.db, clock.now(), { campaignId: campaign.id });
-    await recordEvent(handle.db, { at: clock.now(), campaignId: campaign.id, kind: 'leads-imported', data: { file, ...summary, samples: undefined } });
+    if (!req.dryRun) {
+      await suppressPendingLeads(handle.db, clock.now(), { campaignId: store.campaignId });
+      await recordEvent(handle.db, { at: clock.now(), campaignId: store.campaignId, kind: 'leads-imported', data: { file, ...summary, samples: undefined } });
+    }
 
-    io.stdout.write(json ? `${JSON.stringify({ campaign: cfg.name, file, ...summary }, null, 2)}\n` : renderSummary(cfg.name, file, summary, io.cwd));
+    if (req.json) {
+      const doc: Record<string, unknown> = { campaign: cfg.name, file, dryRun: req.dryRun, ...summary };
+      if (layout) Object.assign(doc, { format: layout.format, columns: layout.columns });
+      if (req.dryRun) doc.preview = preview;
+      if (store.note) doc.note = store.note;
+      io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    } else {
+      io.stdout.write(renderSummary({ campaign: cfg.name, file, summary, cwd: io.cwd, layout, dryRun: req.dryRun, preview, note: store.note }));
+    }
     return EXIT.ok;
   } finally {
     await handle.close();
   }
 }
 
-/** The human summary: counts, invalid rows by reason, and the first problem rows. */
-function renderSummary(campaign: string, file: string, s: ImportSummary, cwd: string): string {
+/** The store an import writes to, or a dry run only reads. */
+interface ImportStore {
+  handle: DatabaseHandle;
+  campaignId: number;
+  /** Why a dry run could not compare with the store (printed with the summary). */
+  note?: string;
+}
+
+async function openStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: boolean, now: number): Promise<ImportStore> {
+  const clock = systemClock;
+  if (!dryRun) {
+    const handle = openDatabase(loaded.daemon.database);
+    try {
+      await migrateToLatest(handle.db, { clock });
+      const existing = await getCampaignByName(handle.db, cfg.name);
+      // Offline the assistant's zone is unknown: keep whatever the daemon resolved before.
+      const campaign = await upsertCampaign(handle.db, cfg, { timezone: cfg.timezone ?? existing?.timezone ?? null }, now);
+      return { handle, campaignId: campaign.id };
+    } catch (err) {
+      await handle.close();
+      if (err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
+      throw err;
+    }
+  }
+  // A dry run never writes: the store is opened read-only, and when there is none yet
+  // (or its schema still needs migrating) rows are judged against an empty one in memory.
+  const file = loaded.daemon.database;
+  if (file !== ':memory:' && fs.existsSync(file)) {
+    const handle = openDatabase(file, { readonly: true });
+    const status = await schemaStatus(handle.db);
+    if (status.unknown.length > 0) {
+      await handle.close();
+      throw new CliError(`database schema ${status.unknown.at(-1)} at ${file} is newer than this campaignd (knows up to ${status.latest}): upgrade campaignd`, EXIT.database);
+    }
+    if (status.pending.length === 0) {
+      const campaign = await getCampaignByName(handle.db, cfg.name);
+      // No campaign row yet: an id no lead has, so every row counts as new.
+      return { handle, campaignId: campaign?.id ?? -1 };
+    }
+    await handle.close();
+  }
+  const handle = openDatabase(':memory:');
+  await migrateToLatest(handle.db, { clock });
+  const campaign = await upsertCampaign(handle.db, cfg, { timezone: cfg.timezone ?? null }, now);
+  const note = fs.existsSync(file) ? 'the store was not read (its schema needs the upgrade a real import does): every row is counted as new' : undefined;
+  return note ? { handle, campaignId: campaign.id, note } : { handle, campaignId: campaign.id };
+}
+
+/** Rows for the progress bar: lines of a text file; unknown (0) for a workbook. */
+async function countRows(file: string): Promise<number> {
+  return /\.xls[xm]$/i.test(file) ? 0 : countLines(file);
+}
+
+interface SummaryView {
+  campaign: string;
+  file: string;
+  summary: ImportSummary;
+  cwd: string;
+  layout: LeadFileLayout | undefined;
+  dryRun: boolean;
+  preview: ReadLeadResult[];
+  note: string | undefined;
+}
+
+/** The human summary: how the file was read, counts, invalid rows by reason, the first problem rows. */
+function renderSummary(v: SummaryView): string {
+  const s = v.summary;
+  const shownFile = path.relative(v.cwd, v.file) || v.file;
   const n = (x: number): string => x.toLocaleString('en').padStart(9);
+  const would = v.dryRun;
   const lines = [
-    `Imported ${path.relative(cwd, file) || file} into campaign "${campaign}": ${s.read.toLocaleString('en')} rows`,
+    would
+      ? `Dry run, nothing written: ${shownFile} into campaign "${v.campaign}" would import ${s.read.toLocaleString('en')} rows`
+      : `Imported ${shownFile} into campaign "${v.campaign}": ${s.read.toLocaleString('en')} rows`,
+  ];
+  if (v.layout) lines.push(...layoutLines(v.layout));
+  if (v.note) lines.push(`Note: ${v.note}`);
+  lines.push(
     `${n(s.accepted)}  accepted (new leads)`,
     `${n(s.updated)}  updated (pending leads with changed data)`,
     `${n(s.unchanged)}  unchanged (already imported)`,
     `${n(s.duplicates)}  duplicates (number seen earlier in the file)`,
     `${n(s.suppressed)}  suppressed (on the do-not-call list)`,
     `${n(s.invalid)}  invalid`,
-  ];
+  );
   const reasons = Object.entries(s.invalidByReason).sort((a, b) => b[1] - a[1]);
   for (const [reason, count] of reasons) lines.push(`${' '.repeat(11)}${count.toLocaleString('en').padStart(7)}  ${reason}`);
   if (s.warnings > 0) lines.push(`${n(s.warnings)}  secondary numbers skipped`);
@@ -146,5 +311,34 @@ function renderSummary(campaign: string, file: string, s: ImportSummary, cwd: st
     lines.push('First problem rows:');
     for (const { line, message } of s.samples.slice(0, 10)) lines.push(`  line ${line}: ${message}`);
   }
+  if (v.dryRun && v.preview.length > 0) {
+    lines.push('First rows as parsed:');
+    for (const row of v.preview) lines.push(`  ${previewLine(row)}`);
+  }
   return `${lines.join('\n')}\n`;
+}
+
+function layoutLines(layout: LeadFileLayout): string[] {
+  const f = layout.format;
+  const how =
+    f.type === 'xlsx'
+      ? `Read as an Excel workbook, sheet "${f.sheet}"`
+      : `Read as CSV: ${encodingName(f.encoding)}${f.bom ? ' with BOM' : ''}, ${delimiterName(f.delimiter)}-separated`;
+  const c = layout.columns;
+  const role = (field: string, choice: { column: string; how: string } | undefined): string | undefined =>
+    choice ? `${field} ← "${choice.column}"${choice.how === 'named' ? '' : ` (${choice.how})`}` : undefined;
+  const roles = [role('phone_number', c.phone_number), role('timezone', c.timezone), role('country', c.country)].filter((r): r is string => !!r);
+  if (c.secondary_phone_numbers.length > 0) roles.push(`secondary_phone_numbers ← ${c.secondary_phone_numbers.map((h) => `"${h}"`).join(', ')}`);
+  const vars = Object.entries(c.variables).map(([name, column]) => (name === column ? name : `${name} ← "${column}"`));
+  return [how, `Columns: ${roles.join(', ')}`, `Variables: ${vars.length > 0 ? vars.join(', ') : '(none)'}`];
+}
+
+function previewLine(row: ReadLeadResult): string {
+  if (!row.ok) return `line ${row.line}: invalid (${row.reason}): ${JSON.stringify(row.phoneText)}`;
+  const { lead } = row;
+  const parts = [lead.phoneNumber];
+  if (lead.timezone) parts.push(`timezone ${lead.timezone}`);
+  if (lead.secondary.length > 0) parts.push(`secondary ${lead.secondary.join(', ')}`);
+  parts.push(`variables ${JSON.stringify(lead.variables)}`);
+  return `line ${row.line}: ${parts.join(', ')}`;
 }

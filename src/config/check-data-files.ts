@@ -2,7 +2,7 @@
 // rows become warnings with their row numbers; they never stop a campaign, they become
 // `invalid` leads) and the do-not-call list. Streams, so large files stay cheap in memory
 // apart from the set of numbers used to spot duplicates.
-import { LeadFileError, readLeadCsv } from '../leads/read-leads.js';
+import { LeadFileError, readLeadCsv, type ReadLeadOptions } from '../leads/read-leads.js';
 import { readSuppressionFile } from '../store/suppressions.js';
 import type { CampaignConfig, ConfigProblem, DaemonConfig } from './types.js';
 
@@ -30,8 +30,9 @@ export async function checkLeadFile(campaign: CampaignConfig): Promise<{ problem
     listed++;
     if (listed <= MAX_ROW_WARNINGS) problems.push({ file, line, field, message, hint, severity: 'warning' });
   };
-  const opts: { defaultCountry?: string; allowDuplicates?: boolean } = { allowDuplicates: campaign.allowDuplicates };
+  const opts: ReadLeadOptions = { allowDuplicates: campaign.allowDuplicates };
   if (campaign.defaultCountry) opts.defaultCountry = campaign.defaultCountry;
+  if (campaign.leadColumns) Object.assign(opts, { columns: campaign.leadColumns, columnsSource: `lead_columns in ${campaign.file}` });
   try {
     for await (const row of readLeadCsv(file, opts)) {
       summary.rows++;
@@ -54,7 +55,7 @@ export async function checkLeadFile(campaign: CampaignConfig): Promise<{ problem
     }
   } catch (err) {
     if (!(err instanceof LeadFileError)) throw err;
-    problems.push({ file, message: err.message.replace(`${file}: `, ''), hint: 'the lead file needs a header row with a phone_number column (product.md 2.3)', severity: 'error' });
+    problems.push({ file, message: err.message.replace(`${file}: `, ''), hint: 'the lead file needs a header row with a phone number column, named by lead_columns when it is not a common name (product.md 2.3)', severity: 'error' });
     return { problems };
   }
   if (listed > MAX_ROW_WARNINGS) {

@@ -23,6 +23,11 @@ const ALIASES: Record<string, Encoding> = {
   'iso-8859-1': 'windows-1252',
 };
 
+/** How an encoding is named in the summary. */
+export function encodingName(e: Encoding): string {
+  return e === 'utf-8' ? 'UTF-8' : e === 'utf-16le' ? 'UTF-16 LE' : e === 'utf-16be' ? 'UTF-16 BE' : 'Windows-1252';
+}
+
 /** The encoding named by `--encoding`, or undefined when the name is unknown. */
 export function parseEncoding(name: string): Encoding | undefined {
   return ALIASES[name.trim().toLowerCase()];

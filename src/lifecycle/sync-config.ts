@@ -4,7 +4,7 @@ import type { DaemonConfig, LoadedConfig } from '../config/types.js';
 import { formatProblems } from '../config/format.js';
 import type { EngineClient } from '../engine/ports.js';
 import { importLeads } from '../leads/import.js';
-import { readLeadCsv } from '../leads/read-leads.js';
+import { readLeadFile } from '../leads/read-leads.js';
 import type { Logger } from '../log/logger.js';
 import { getCampaignByName, listCampaigns, setCampaignProblem, upsertCampaign } from '../store/campaigns.js';
 import { recordEvent } from '../store/events.js';
@@ -71,7 +71,8 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
     let fingerprint: string;
     try {
       const s = await stat(file);
-      fingerprint = `${s.size}:${s.mtimeMs}`;
+      // A changed lead_columns re-reads an unchanged file (its columns mean something else now).
+      fingerprint = `${s.size}:${s.mtimeMs}${cfg.leadColumns ? `:${JSON.stringify(cfg.leadColumns)}` : ''}`;
     } catch {
       deps.logger.error({ campaign: cfg.name, file }, 'lead file cannot be read');
       failures.push(`${cfg.name}: lead file ${file} cannot be read — fix the path or the file and send SIGHUP; no lead was lost`);
@@ -90,7 +91,12 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
       const summary = await importLeads(
         db,
         { id: row.id, allowDuplicates: cfg.allowDuplicates, defaultCountry: cfg.defaultCountry },
-        readLeadCsv(file, { defaultCountry: cfg.defaultCountry, allowDuplicates: cfg.allowDuplicates }),
+        // The same reader and mapping as `campaignd leads import` (CSV in any delimiter and encoding, .xlsx).
+        readLeadFile(file, {
+          defaultCountry: cfg.defaultCountry,
+          allowDuplicates: cfg.allowDuplicates,
+          ...(cfg.leadColumns ? { columns: cfg.leadColumns, columnsSource: `lead_columns in ${cfg.file}` } : {}),
+        }),
         { now: deps.now, sourceFile: file },
       );
       await recordEvent(db, { at: deps.now, campaignId: row.id, kind: 'leads-imported', data: { file, fingerprint, ...summary, samples: undefined } });
