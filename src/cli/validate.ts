@@ -9,9 +9,11 @@ import { checkOnline, type OutboundAssistantLister } from '../config/online-chec
 import { readToken } from '../config/token.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
-import { EXIT, type CliIo } from './io.js';
+import { previewCampaigns, renderPreview, type CampaignPreview } from '../explain/preview.js';
+import { CliError, EXIT, type CliIo } from './io.js';
+import { openReadStore } from './read-store.js';
 
-const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--json]
+const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--preview] [--json]
 
 Checks the daemon config, every campaign file, every lead file and the do-not-call list,
 and prints every problem with its file, line and field. Works offline.
@@ -19,6 +21,8 @@ and prints every problem with its file, line and field. Works offline.
 Options:
   --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
   --online       also check the API token and that each campaign's assistant exists and is outbound
+  --preview      also count, per campaign, the stored leads that can be called now, later
+                 today, not today or never, and why (the reasons of explain)
   --json         print one JSON document instead of text
   -h, --help     this help
 
@@ -32,7 +36,7 @@ export type ServiceFactory = (loaded: LoadedConfig, token: string) => Promise<Ou
 export async function validateCommand(args: string[], io: CliIo, serviceFactory: ServiceFactory = defaultServiceFactory): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { config: { type: 'string', short: 'c' }, online: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { config: { type: 'string', short: 'c' }, online: { type: 'boolean' }, preview: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
     allowPositionals: false,
   });
@@ -62,6 +66,7 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);
+  const preview = values.preview ? await previewOrNote(values.config, loaded, io) : undefined;
   // A campaign is broken by an error in its own file, in its lead file, or found online.
   const errorFiles = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file));
   const campaigns = [
@@ -69,7 +74,7 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
     ...loaded.brokenCampaigns.map((b) => ({ name: b.name, file: b.file, ok: false })),
   ].sort((a, b) => a.file.localeCompare(b.file));
   if (values.json) {
-    const document = { ok: summary.errors === 0, config: loaded.daemon.file, online: values.online === true, errors: summary.errors, warnings: summary.warnings, campaigns, lead_files: leadFiles, problems };
+    const document = { ok: summary.errors === 0, config: loaded.daemon.file, online: values.online === true, errors: summary.errors, warnings: summary.warnings, campaigns, lead_files: leadFiles, problems, ...(preview ? { preview } : {}) };
     io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
     if (problems.length > 0) io.stdout.write(`${formatProblems(problems, { cwd: io.cwd })}\n`);
@@ -78,9 +83,27 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
     const parts = [`${summary.text}`, `${good.length} campaign${good.length === 1 ? '' : 's'} ok${good.length ? ` (${good.join(', ')})` : ''}`];
     if (bad.length) parts.push(`${bad.length} broken (${bad.join(', ')})`);
     if (values.online !== true) parts.push('offline');
+    if (preview) io.stdout.write(typeof preview === 'string' ? `preview: ${preview}\n` : renderPreview(preview));
     io.stdout.write(`campaignd validate: ${parts.join('; ')}\n`);
   }
   return summary.errors === 0 ? EXIT.ok : EXIT.problems;
+}
+
+/** Section 11's preview over the stored leads; a note instead when there is no store to read yet. */
+async function previewOrNote(configFlag: string | undefined, loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
+  let store: Awaited<ReturnType<typeof openReadStore>>;
+  try {
+    store = await openReadStore(configFlag, io);
+  } catch (err) {
+    if (err instanceof CliError) return `no leads to preview (${err.message})`;
+    throw err;
+  }
+  try {
+    const { systemClock } = await import('../time/clock.js');
+    return await previewCampaigns(store.db, loaded.campaigns, systemClock.now());
+  } finally {
+    await store.close();
+  }
 }
 
 // Token and webhook secret: missing ones are warnings offline (the daemon starts and says
