@@ -105,7 +105,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       tokenProblem: () => tokenProblem,
       apiCounters: () => {
         const b = service.budget.stats();
-        return { sent: b.granted, rateLimited: b.rateLimited, budgetWaitMs: b.waitedMs };
+        return { sent: b.sent, rateLimited: b.rateLimited, budgetWaitMs: b.waitedMs };
       },
     });
   } catch (err) {

@@ -39,8 +39,10 @@ export interface RateBudgetOptions {
 }
 
 export interface RateBudgetStats {
-  /** Requests let through so far (what the windows count; ≈ requests sent). */
+  /** Requests let through so far. */
   granted: number;
+  /** Of those, the ones sent (granted minus released). */
+  sent: number;
   /** Requests waiting for their turn. */
   waiting: number;
   /** Epoch ms until which a 429 holds everyone back (0 when none). */
@@ -77,6 +79,8 @@ export interface RateBudget {
   acquireGrant(priority: BudgetPriority, signal?: AbortSignal): Promise<Grant>;
   /** The request of grant `seq` is over: it leaves the windows one window-length from now. */
   settle(seq: number): void;
+  /** Grant `seq` was not used (withheld, no token): nothing reached the service, so it leaves the windows at once. */
+  release(seq: number): void;
   /** Holds every request back for `ms` from now, and counts a 429 received. */
   pause(ms: number): void;
   /**
@@ -137,6 +141,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   let ceilings: Ceiling[] = [];
   let pausedUntil = 0;
   let granted = 0;
+  let released = 0;
   let rateLimited = 0;
   let waitedMs = 0;
   let closed = false;
@@ -291,6 +296,15 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
         return g.waitedMs;
       }),
     settle,
+    release(seq) {
+      if (!inFlight.delete(seq)) return;
+      released++;
+      // Its place in the windows is free again.
+      if (waitingCount() > 0) {
+        clearTimer();
+        pump();
+      }
+    },
     pause(ms) {
       rateLimited++;
       pausedUntil = Math.max(pausedUntil, clock.now() + Math.max(0, ms));
@@ -318,6 +332,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       const headroom = Math.max(0, room(now) - queues.call.length);
       return {
         granted,
+        sent: granted - released,
         waiting: waitingCount(),
         pausedUntil: pausedUntil > now ? pausedUntil : 0,
         rateLimited,

@@ -80,12 +80,16 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       // The grant counts until the exchange is over (rate-budget.ts); settle is idempotent,
       // and the finally covers every way out (withheld, no token, thrown).
       try {
-        if (call.beforeSend && !call.beforeSend()) throw new RequestWithheldError(call.endpoint);
+        if (call.beforeSend && !call.beforeSend()) {
+          opts.budget.release(seq);
+          throw new RequestWithheldError(call.endpoint);
+        }
         let token: string;
         try {
           token = opts.getToken();
         } catch (e) {
           // No token to send (e.g. the token file is gone): nothing was sent, so nothing was placed.
+          opts.budget.release(seq);
           throw new ServiceError(`${call.endpoint}: no API token available`, { kind: 'token-rejected', endpoint: call.endpoint, cause: e });
         }
         const scrub = (s: string): string => (token.length >= 4 ? s.split(token).join('[redacted]') : s);

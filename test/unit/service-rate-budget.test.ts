@@ -94,6 +94,19 @@ describe('rate budget: two sliding windows counted on request start', () => {
     expect(budget.stats()).toMatchObject({ inFlight: 0, inBurstWindow: 2 });
   });
 
+  it('gives a grant that was never used its place back at once, and does not count it as sent', async () => {
+    const clock = new ManualClock(0);
+    const budget = createRateBudget({ clock, requestsPerMinute: 100, burst: 1, marginMs: 0 });
+    const unused = await budget.acquireGrant('call');
+    const { grants } = startMany(budget, clock, 1);
+    await clock.advance(0);
+    expect(grants).toEqual([]);
+    budget.release(unused.seq);
+    await clock.advance(0);
+    expect(grants).toEqual([0]);
+    expect(budget.stats()).toMatchObject({ granted: 2, sent: 1 });
+  });
+
   it('numbers its grants', async () => {
     const clock = new ManualClock(0);
     const budget = createRateBudget({ clock });
@@ -226,7 +239,7 @@ describe('rate budget: property', () => {
     // A request reaches the service somewhere between its grant and its answer (`latency`
     // later; `at` says where): the service's windows, counted on arrival, must hold too.
     type Step =
-      | { kind: 'request'; gap: number; priority: BudgetPriority; latency: number; at: number }
+      | { kind: 'request'; gap: number; priority: BudgetPriority; latency: number; at: number; withheld: boolean }
       | { kind: 'pause'; gap: number; ms: number }
       | { kind: 'tighten'; gap: number; remaining: number; resetIn: number };
     const step: fc.Arbitrary<Step> = fc.oneof(
@@ -236,6 +249,7 @@ describe('rate budget: property', () => {
           priority: fc.constantFrom<BudgetPriority>('call', 'read'),
           latency: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 20_000 })),
           at: fc.double({ min: 0, max: 1, noNaN: true }),
+          withheld: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
         }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('pause' as const), gap: fc.integer({ min: 0, max: 3_000 }), ms: fc.integer({ min: 0, max: 60_000 }) }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('tighten' as const), gap: fc.integer({ min: 0, max: 3_000 }), remaining: fc.integer({ min: 0, max: 150 }), resetIn: fc.integer({ min: -5_000, max: 120_000 }) }) },
@@ -254,12 +268,15 @@ describe('rate budget: property', () => {
           const arrivals: number[] = [];
           const pending: Promise<void>[] = [];
           let requests = 0;
+          let withheld = 0;
           for (const s of steps) {
             await clock.advance(s.gap);
             if (s.kind === 'request') {
               requests++;
               const granted = budget.acquireGrant(s.priority).then(({ seq }) => {
                 const now = clock.now();
+                // A withheld request never reaches the service: its place is given back.
+                if (s.withheld) return void (budget.release(seq), withheld++);
                 grants.push(now);
                 arrivals.push(now + Math.floor(s.at * s.latency));
                 if (s.latency === 0) budget.settle(seq);
@@ -270,13 +287,13 @@ describe('rate budget: property', () => {
             else budget.tighten(s.remaining, clock.now() + s.resetIn);
           }
           // Every request is served in the end (nothing starves).
-          while (grants.length < requests) await clock.advance(60_000);
+          while (grants.length + withheld < requests) await clock.advance(60_000);
           await Promise.all(pending);
           expect(maxInWindow(grants, 60_000 + marginMs)).toBeLessThanOrEqual(perMinute);
           expect(maxInWindow(grants, burstWindowSeconds * 1000 + marginMs)).toBeLessThanOrEqual(burst);
           expect(maxInWindow(arrivals, 60_000)).toBeLessThanOrEqual(perMinute);
           expect(maxInWindow(arrivals, burstWindowSeconds * 1000)).toBeLessThanOrEqual(burst);
-          expect(budget.stats().granted).toBe(requests);
+          expect(budget.stats()).toMatchObject({ granted: requests, sent: requests - withheld });
         },
       ),
       { numRuns: 60 },
