@@ -13,6 +13,8 @@ export interface CsvRecord {
   unterminated?: boolean;
   /** The row could not be read as fields (csv-parse's reason); the row becomes an invalid lead. */
   problem?: string;
+  /** .xlsx: indexes of the fields that were cells stored as numbers (see normaliseNumberCell). */
+  numeric?: number[];
 }
 
 const QUOTE = 34;

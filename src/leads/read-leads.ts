@@ -3,7 +3,7 @@ import { IANAZone } from 'luxon';
 import { ColumnError, planColumns, type ColumnChoice, type ColumnPlan, type LeadColumns } from './columns.js';
 import type { CsvRecord } from './csv.js';
 import { readTableChunks, TableFormatError, type TableFormat, type TableOptions } from './lead-table.js';
-import { normalisePhone } from './phone.js';
+import { normaliseNumberCell, normalisePhone, type PhoneResult } from './phone.js';
 import { WorkbookError } from './xlsx.js';
 
 // Lead files (product.md 2.3): a phone number column required; timezone, country and
@@ -127,7 +127,9 @@ function readRow(columns: ColumnPlan, record: CsvRecord, defaultCountry: string 
   if (record.problem) return invalidRow(line, phoneText, record.problem, variables);
   const countryText = columns.country >= 0 ? (fields[columns.country] ?? '').trim() : '';
   const country = countryText || defaultCountry;
-  const primary = normalisePhone(phoneText, country);
+  const numeric = record.numeric;
+  const phoneOf = (index: number, text: string): PhoneResult => (numeric?.includes(index) ? normaliseNumberCell(text, country) : normalisePhone(text, country));
+  const primary = phoneOf(columns.phone, phoneText);
   if (!primary.ok) return invalidRow(line, phoneText, primary.reason, variables);
 
   let timezone: string | undefined;
@@ -144,7 +146,7 @@ function readRow(columns: ColumnPlan, record: CsvRecord, defaultCountry: string 
   for (const col of columns.secondary) {
     const text = (fields[col.index] ?? '').trim();
     if (text === '') continue;
-    const result = normalisePhone(text, country);
+    const result = phoneOf(col.index, text);
     let problem: string | undefined;
     if (!result.ok) problem = result.reason;
     else if (result.e164 === primary.e164 || secondary.includes(result.e164)) problem = 'same number as an earlier contact';

@@ -181,6 +181,7 @@ export async function* readXlsxChunks(file: string, opts: { sheet?: string; onSh
 
     let out: CsvRecord[] = [];
     let fields: string[] = [];
+    let numeric: number[] | undefined;
     let rowNumber = 0;
     let cellIndex = -1;
     let cellType = '';
@@ -194,6 +195,7 @@ export async function* readXlsxChunks(file: string, opts: { sheet?: string; onSh
             const r = Number(node.attributes.r);
             rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
             fields = [];
+            numeric = undefined;
             cellIndex = -1;
             break;
           }
@@ -231,10 +233,11 @@ export async function* readXlsxChunks(file: string, opts: { sheet?: string; onSh
             if (text !== undefined && cellIndex >= 0) {
               while (fields.length < cellIndex) fields.push('');
               fields[cellIndex] = cellValue(cellType, text, strings);
+              if (cellType === 'n') (numeric ??= []).push(cellIndex);
             }
             break;
           case 'row':
-            if (fields.some((f) => f !== '')) out.push({ line: rowNumber, fields });
+            if (fields.some((f) => f !== '')) out.push(numeric ? { line: rowNumber, fields, numeric } : { line: rowNumber, fields });
             fields = [];
             break;
         }
