@@ -14,6 +14,7 @@
 //    files it resolves by package path, which a bundle does not have.
 //
 //   node scripts/bundle.mjs [DIST]      (DIST defaults to ./dist)
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,9 +22,12 @@ import { build } from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
 
+const outdir = path.join(dist, 'app');
+// Chunk names carry a content hash: without this, every build would leave the last one's behind.
+fs.rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: [path.join(dist, 'src/main.js')],
-  outdir: path.join(dist, 'app'),
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',

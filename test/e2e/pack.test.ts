@@ -59,10 +59,10 @@ afterAll(() => {
 describe('the packed package, installed into an empty folder', () => {
   it('holds the compiled build and the example config, not the TypeScript sources', () => {
     expect(tarballFiles).toContain('bin/campaignd.js');
-    expect(tarballFiles).toContain('dist/src/main.js');
-    expect(tarballFiles).toContain('dist/migrations/index.js');
+    expect(tarballFiles).toContain('dist/app/main.js');
     expect(tarballFiles).toContain('config/campaignd.yaml');
-    expect(tarballFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    // The bundle only: neither the sources nor tsc's unbundled output, nor source maps that point at them.
+    expect(tarballFiles.filter((f) => /\.ts$|\.map$|^src\/|^dist\/src\/|^test\//.test(f))).toEqual([]);
     // Nothing that loads TypeScript at run time came with it.
     expect(fs.existsSync(path.join(app, 'node_modules/tsx'))).toBe(false);
     expect(fs.existsSync(path.join(app, 'node_modules/typescript'))).toBe(false);
