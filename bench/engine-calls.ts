@@ -86,5 +86,5 @@ await run({ webhooks: true, scale: 100, leads: quick ? 80 : 300, talkSeconds: 60
 await run({ webhooks: true, scale: 10, leads: quick ? 30 : 60, talkSeconds: 60, measureSlots: true, utilizationGoal: 98 });
 // Polling only: the default budget, due leads waiting all along (utilization is measured
 // up to the last claim); request cost and slots from the same run.
-await run({ webhooks: false, scale: 10, leads: quick ? 50 : 150, talkSeconds: 60, measureSlots: true, defaultBudget: true, utilizationGoal: 90 });
-await run({ webhooks: false, scale: 10, leads: quick ? 100 : 300, talkSeconds: 15, measureSlots: true, defaultBudget: true, utilizationGoal: 85 });
+await run({ webhooks: false, scale: 10, leads: quick ? 80 : 150, talkSeconds: 60, measureSlots: true, defaultBudget: true, utilizationGoal: 90 });
+await run({ webhooks: false, scale: 10, leads: quick ? 150 : 300, talkSeconds: 15, measureSlots: true, defaultBudget: true, utilizationGoal: 85 });

@@ -16,6 +16,8 @@
 export interface DurationSample {
   lo: number;
   hi: number;
+  /** Share of the estimate this piece holds (1 when left out): see `refineDurations`. */
+  w?: number;
 }
 
 /** A call in progress as the plan needs it. */
@@ -77,11 +79,58 @@ export function recordSample(samples: DurationSample[], sample: DurationSample):
 export function durationCdf(samples: readonly DurationSample[], d: number): number {
   if (samples.length === 0) return 0;
   let sum = 0;
+  let total = 0;
   for (const s of samples) {
-    if (d >= s.hi) sum += 1;
-    else if (d > s.lo) sum += (d - s.lo) / (s.hi - s.lo);
+    const w = s.w ?? 1;
+    total += w;
+    if (d >= s.hi) sum += w;
+    else if (d > s.lo) sum += (w * (d - s.lo)) / (s.hi - s.lo);
   }
-  return sum / samples.length;
+  return total > 0 ? sum / total : 0;
+}
+
+const REFINE_BINS = 120;
+const REFINE_ROUNDS = 25;
+
+/**
+ * Sharpens the estimate: a wide interval ("ended some time in these 40 s") says less than
+ * narrow ones, so its end is placed where the other samples say ends happen (the
+ * self-consistent estimate of interval-censored data, on a grid). Returns weighted pieces.
+ */
+export function refineDurations(samples: readonly DurationSample[]): DurationSample[] {
+  if (samples.length < 2) return [...samples];
+  const from = Math.min(...samples.map((s) => s.lo));
+  const to = Math.max(...samples.map((s) => s.hi));
+  if (!(to > from)) return [...samples];
+  const width = (to - from) / REFINE_BINS;
+  // overlap[i][b]: the share of bin b inside sample i (a point sample: the bin holding it).
+  const overlap = samples.map((s) => {
+    const row = new Float64Array(REFINE_BINS);
+    if (s.hi <= s.lo) row[Math.min(REFINE_BINS - 1, Math.floor((s.lo - from) / width))] = 1;
+    else {
+      for (let b = Math.floor((s.lo - from) / width); b < REFINE_BINS && from + b * width < s.hi; b++) {
+        const lo = Math.max(s.lo, from + b * width);
+        const hi = Math.min(s.hi, from + (b + 1) * width);
+        if (hi > lo) row[b] = (hi - lo) / width;
+      }
+    }
+    return row;
+  });
+  let p = new Float64Array(REFINE_BINS).fill(1 / REFINE_BINS);
+  for (let round = 0; round < REFINE_ROUNDS; round++) {
+    const next = new Float64Array(REFINE_BINS);
+    for (const row of overlap) {
+      let norm = 0;
+      for (let b = 0; b < REFINE_BINS; b++) norm += row[b]! * p[b]!;
+      if (norm <= 0) continue;
+      for (let b = 0; b < REFINE_BINS; b++) next[b]! += (row[b]! * p[b]!) / norm;
+    }
+    for (let b = 0; b < REFINE_BINS; b++) next[b]! /= samples.length;
+    p = next;
+  }
+  const pieces: DurationSample[] = [];
+  for (let b = 0; b < REFINE_BINS; b++) if (p[b]! > 1e-6) pieces.push({ lo: from + b * width, hi: from + (b + 1) * width, w: p[b]! });
+  return pieces;
 }
 
 /** Probability that a call live `aliveAge` ms after sending has ended by `age` ms. */
@@ -133,6 +182,14 @@ export function nextPollAt(input: PollPlanInput): number {
   if (live.some((c) => input.samples(c.assistantId).length < MIN_SAMPLES)) {
     return Math.min(latest, Math.max(earliest, input.lastPollAt + input.learningGapMs));
   }
+  const refined = new Map<number, DurationSample[]>();
+  const raw = input.samples;
+  const estimate = (id: number): DurationSample[] => {
+    let e = refined.get(id);
+    if (!e) refined.set(id, (e = refineDurations(raw(id))));
+    return e;
+  };
+  input = { ...input, samples: estimate };
   let rho = input.pollsPerCall;
   if (input.headroom !== undefined && input.headroom < LOW_HEADROOM) rho /= 2;
   const meanD = live.reduce((sum, c) => sum + meanDuration(input.samples(c.assistantId)), 0) / live.length;

@@ -2,7 +2,7 @@
 // Pure, so it is driven here with made-up calls and durations; a small model of a
 // campaign (slots refilled at each listing) checks the trade-off it was built for.
 import { describe, expect, it } from 'vitest';
-import { durationCdf, endedBy, MAX_SAMPLES, MIN_SAMPLES, nextPollAt, recordSample, type DurationSample, type LiveCall, type PollPlanInput } from '../../src/engine/poll-plan.js';
+import { durationCdf, endedBy, MAX_SAMPLES, MIN_SAMPLES, nextPollAt, recordSample, refineDurations, type DurationSample, type LiveCall, type PollPlanInput } from '../../src/engine/poll-plan.js';
 
 const S = 1_000;
 
@@ -45,6 +45,16 @@ describe('duration estimate', () => {
     const old = endedBy(samples, 600 * S, 602 * S);
     expect(young).toBeGreaterThan(old);
     expect(old).toBeGreaterThan(0);
+  });
+
+  it('places the end of a wide interval where the narrow ones say calls end', () => {
+    // Nine calls seen ending between 60 and 61 s; one somewhere between 20 and 70 s.
+    const samples = [...Array.from({ length: 9 }, () => ({ lo: 60 * S, hi: 61 * S })), { lo: 20 * S, hi: 70 * S }];
+    const plain = durationCdf(samples, 50 * S);
+    const refined = durationCdf(refineDurations(samples), 50 * S);
+    expect(plain).toBeCloseTo(0.06, 2);
+    expect(refined).toBeLessThan(0.01);
+    expect(durationCdf(refineDurations(samples), 61.5 * S)).toBeGreaterThan(0.95);
   });
 
   it('keeps the newest samples only', () => {
