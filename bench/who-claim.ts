@@ -13,8 +13,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
 import { claimAttempt } from '../src/engine/attempts.js';
-import { deferLead, dueLeads } from '../src/engine/due-leads.js';
-import { personHold } from '../src/engine/person-hold.js';
+import { dueLeads } from '../src/engine/due-leads.js';
+import { deferHeld, personHold } from '../src/engine/person-hold.js';
 import { runtimeCampaign } from '../src/engine/runtime-campaign.js';
 import { readRulesFile } from '../src/rules/parse.js';
 import { openDatabase } from '../src/store/database.js';
@@ -98,15 +98,23 @@ try {
     while (!claimed) {
       const due = await dueLeads(db, c.id, now, 10);
       if (due.length === 0) throw new Error(`campaign ${c.name} ran out of due leads`);
+      // As the scheduler's tick: the held leads of a pass are deferred in one transaction.
+      const held: Parameters<typeof deferHeld>[1][number][] = [];
+      let pick: (typeof due)[number] | undefined;
       for (const lead of due) {
         looked++;
-        const phone = lead.contact_phone ?? lead.phone_number;
-        const held = await personHold(db, c, lead, phone, now);
-        if (held) {
-          await deferLead(db, lead.id, held.until, held.reason, now);
-          deferred++;
-          continue;
+        const h = await personHold(db, c, lead, lead.contact_phone ?? lead.phone_number, now);
+        if (!h) {
+          pick = lead;
+          break;
         }
+        held.push({ leadId: lead.id, ...h });
+      }
+      await deferHeld(db, held, now);
+      deferred += held.length;
+      if (pick) {
+        const lead = pick;
+        const phone = lead.contact_phone ?? lead.phone_number;
         findMs.push(performance.now() - t);
         const r = await claimAttempt(db, { campaignId: c.id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone, assistantId: 1, owner: 'bench', now });
         if (r.ok) {

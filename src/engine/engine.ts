@@ -14,7 +14,7 @@ import { recoverUnfinishedAttempts } from './recovery.js';
 import { followRemoteCampaigns } from './remote-campaigns.js';
 import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.js';
 import { handleWebhookPayload, type WebhookResult } from './webhook.js';
-import { personHold } from './person-hold.js';
+import { deferHeld, personHold } from './person-hold.js';
 
 // The scheduler. One loop claims due leads into free slots and hands each claimed
 // attempt to the dialer; a second loop follows live calls through the call list.
@@ -245,6 +245,7 @@ export function createEngine(opts: EngineOptions) {
       if (free <= 0) continue; // a freed slot wakes us
       // A few more than the free slots: some may be suppressed or outside their own hours.
       const candidates = await dueLeads(db, c.id, now, free + CANDIDATE_MARGIN);
+      const held: Parameters<typeof deferHeld>[1][number][] = [];
       for (const lead of candidates) {
         if (free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
@@ -253,9 +254,9 @@ export function createEngine(opts: EngineOptions) {
           continue;
         }
         // Section 11: the person's zones, hours and regional rules, then attempts per number.
-        const held = await personHold(db, c, lead, phone, now);
-        if (held) {
-          await deferLead(db, lead.id, held.until, held.reason, now);
+        const hold = await personHold(db, c, lead, phone, now);
+        if (hold) {
+          held.push({ leadId: lead.id, ...hold });
           continue;
         }
         if (pickedPhones.has(phone)) {
@@ -272,6 +273,8 @@ export function createEngine(opts: EngineOptions) {
         free--;
         accountLive++;
       }
+      // The leads held by section 11, deferred to their openings in one commit.
+      await deferHeld(db, held, now);
       if (free > 0) {
         const due = await nextDueAt(db, c.id);
         if (due !== null) nextAt = Math.min(nextAt, Math.max(due, now + 50));

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isSuppressed } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
 import { capHold, capText } from './caps.js';
-import { suppressLead, type DueLead } from './due-leads.js';
+import { deferLead, suppressLead, type DueLead } from './due-leads.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // The scheduler's section-11 check of one due lead, kept out of the tick: is the person
@@ -37,4 +37,16 @@ export async function personHold(db: Kysely<Database>, c: RuntimeCampaign, lead:
   const hold = await capHold(db, person.caps, phone, now);
   if (hold) return { until: hold.until, reason: capText(hold) };
   return null;
+}
+
+/**
+ * Defers the held leads of one pass in ONE transaction: a commit per lead was most of a
+ * claim's cost when many due leads were outside their hours (right after an import).
+ * Each lead moves only if it is still due (see deferLead).
+ */
+export async function deferHeld(db: Kysely<Database>, held: readonly ({ leadId: number } & PersonHoldResult)[], now: number): Promise<void> {
+  if (held.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (const h of held) await deferLead(trx, h.leadId, h.until, h.reason, now);
+  });
 }
