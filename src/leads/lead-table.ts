@@ -60,11 +60,12 @@ export async function* readTableChunks(file: string, opts: TableOptions = {}, on
   const delimiter = opts.delimiter ?? detectDelimiter(firstLine(decoderFor(encoding).decode(head.subarray(bomBytes), { stream: true })));
   onFormat?.({ type: 'csv', encoding, delimiter, bom: bomBytes > 0 });
   // FAST_PATH: plain UTF-8 with commas, the format campaignd writes and most files
-  // have, keeps the hand-written reader (csv.ts). csv-parse 7.0.3 parses a million
-  // rows in ~1.8 s here against ~0.6 s (~3.7 s with the `info` option for line
-  // numbers), and a whole million-row `leads import` only had ~5% to spare on its
-  // goal of 50,000 rows/s (bench/import-leads.ts, bench/RESULTS.md): through csv-parse
-  // it falls under the goal. Every other delimiter and encoding goes through csv-parse.
+  // have, keeps the hand-written reader (csv.ts), because csv-parse cannot hold the
+  // import's goal of 50,000 rows/s: csv-parse 7.0.3 alone parses a million rows in
+  // ~1.8 s here against ~0.6 s (~3.7 s with its `info` option), and the whole million-row
+  // `leads import` of the same rows ran at 45,700 rows per CPU-second through csv-parse
+  // (';'-separated) against 58,300 through this path (bench/import-leads.ts, 2026-11-25).
+  // Every other delimiter and encoding goes through csv-parse (csv-delimited.ts).
   if (encoding === 'utf-8' && delimiter === ',') {
     yield* readCsvChunks(file);
     return;
