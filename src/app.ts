@@ -15,6 +15,7 @@ import { acquireDaemonSlot, heartbeat, markStopped, type ApiCounters } from './l
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
+import { startDaemonHooks } from './hooks/wire.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -29,6 +30,8 @@ export interface AppOptions {
   leadSource?: RemoteLeadSource;
   /** The webhook secret (read from the environment variable the config names). */
   webhookSecret: () => string | undefined;
+  /** The value of a hook's secret_env (default: the process environment). */
+  hookSecret?: (envName: string) => string | undefined;
   version: string;
   pid?: number;
   /** Start the HTTP surface (default true). */
@@ -83,6 +86,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 
     await syncConfig(db, opts.config, opts);
+    // Hook subscriptions before the engine starts, so every state change from here on queues its events.
+    const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: opts.hookSecret ?? ((name) => process.env[name]) });
+    cleanups.push(() => hooks.stop());
 
     const engine = createEngine({
       db,
@@ -205,6 +211,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       async reload(config) {
         currentConfig = config;
         await syncConfig(db, config, opts);
+        await hooks.reload(config.daemon);
         await engine.reload();
         await beat();
       },

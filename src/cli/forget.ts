@@ -91,6 +91,7 @@ function describe(phone: string, r: ForgetReport, rewritten: boolean): string {
     `  attempts        ${r.attempts} (number erased)`,
     `  call results    ${r.results} (transcripts, recording URLs, extracted variables, evaluations)`,
     `  events          ${r.events} (details erased)`,
+    `  hook events     ${r.hookEvents} undelivered (bodies erased, not sent)`,
     `  suppression     ${r.suppressed ? 'added: it will not be called again' : r.alreadySuppressed ? 'already on the list' : 'not added (--keep-calling)'}`,
     `  database file   ${rewritten ? 'rewritten (no erased bytes left in free space or the log)' : 'NOT rewritten (see below)'}`,
   ];

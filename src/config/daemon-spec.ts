@@ -1,5 +1,6 @@
 // The daemon file as written (product.md 2.1): the single source of its checker and defaults.
 import type { Field, Spec } from './spec.js';
+import { HOOK_EVENT_TYPES } from '../store/results-hook-types.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -64,6 +65,25 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
     example: { count: 3, window_hours: 24 },
   },
   unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
+  hooks: {
+    spec: {
+      kind: 'list',
+      item: {
+        kind: 'object',
+        fields: {
+          url: { spec: { kind: 'url' }, required: true, description: 'Where the events are POSTed (JSON).', example: 'https://crm.example/campaignd' },
+          secret_env: { spec: { kind: 'env-name' }, required: true, description: 'Environment variable holding the secret that signs each delivery (X-Campaignd-Signature).', example: 'CRM_HOOK_SECRET' },
+          events: {
+            spec: { kind: 'list', item: { kind: 'enum', values: HOOK_EVENT_TYPES, noun: 'hook event' }, minItems: 1 },
+            required: true,
+            description: 'Which events this hook gets.',
+            example: ['lead.final', 'attempt.ended', 'campaign.completed'],
+          },
+        },
+      },
+    },
+    description: 'Results pushed to your systems (product.md section 9): signed POSTs from an outbox, at least once, in order per lead.',
+  },
   results: {
     spec: {
       kind: 'object',

@@ -7,6 +7,7 @@ import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js'
 import { checkUrl } from './address.js';
 import { checkValue, describe } from './spec.js';
 import type { ConfigProblem, DaemonConfig } from './types.js';
+import type { HookEventType } from '../store/results-hook-types.js';
 
 export interface DaemonParseResult {
   /** Undefined only when the text does not parse at all. */
@@ -72,6 +73,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
     results: { keepTranscripts: written.results?.keep_transcripts ?? true, retentionDays: written.results?.retention_days ?? null },
+    hooks: (written.hooks ?? []).filter((h) => h.url && h.secret_env && h.events).map((h) => ({ url: h.url!, secretEnv: h.secret_env!, events: [...new Set(h.events!)] })),
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
@@ -105,4 +107,5 @@ interface Written {
   unknown_attempt_settle_seconds?: number;
   log?: { level?: string };
   results?: { keep_transcripts?: boolean; retention_days?: number };
+  hooks?: { url?: string; secret_env?: string; events?: HookEventType[] }[];
 }

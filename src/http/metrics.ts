@@ -29,6 +29,12 @@ export interface Metrics {
   readonly webhookDeliveries: Counter<'result'>;
   /** Attempts whose make_call ended in a timeout, 5xx or broken connection (rule 6). */
   readonly attemptsUnknown: Counter;
+  /** Hook deliveries by hook URL and result (delivered, failed). */
+  readonly hookDeliveries: Counter<'hook' | 'result'>;
+  /** Undelivered hook events, by hook URL. */
+  readonly hookBacklog: Gauge<'hook'>;
+  /** Age of the oldest undelivered hook event in seconds, by hook URL. */
+  readonly hookOldestSeconds: Gauge<'hook'>;
 }
 
 /** Creates the metrics on a fresh registry, with Node's default process metrics. */
@@ -82,6 +88,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'campaignd_webhook_deliveries_total',
       help: 'Post-call webhook deliveries: accepted, unmatched (no such call), refused (secret), invalid (body).',
       labelNames: ['result'],
+      registers,
+    }),
+    hookDeliveries: new Counter({
+      name: 'campaignd_hook_deliveries_total',
+      help: 'Hook deliveries by hook URL and result: delivered (2xx) or failed (retried later).',
+      labelNames: ['hook', 'result'],
+      registers,
+    }),
+    hookBacklog: new Gauge({
+      name: 'campaignd_hook_backlog',
+      help: 'Hook events not delivered yet, by hook URL.',
+      labelNames: ['hook'],
+      registers,
+    }),
+    hookOldestSeconds: new Gauge({
+      name: 'campaignd_hook_oldest_undelivered_seconds',
+      help: 'Age of the oldest undelivered hook event, by hook URL (0 when none).',
+      labelNames: ['hook'],
       registers,
     }),
     attemptsUnknown: new Counter({

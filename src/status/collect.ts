@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
+import { collectHookStatus } from '../hooks/status.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
@@ -65,7 +66,8 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
       campaigns.push(campaign);
     }
-    return { daemon, campaigns };
+    const hooks = await collectHookStatus(trx, opts.now);
+    return hooks.length > 0 ? { daemon, campaigns, hooks } : { daemon, campaigns };
   });
 }
 

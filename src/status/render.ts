@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { renderHookLines } from '../hooks/status.js';
 import { formatIn } from '../time/duration-format.js';
 import { statusProblems } from './problems.js';
 import type { CampaignStatus, StatusReport } from './types.js';
@@ -36,6 +37,7 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
       lines.push(cells.join('  ').trimEnd());
     });
   }
+  if (report.hooks?.length) lines.push('', ...renderHookLines(report.hooks));
   const problems = statusProblems(report);
   if (problems.length) {
     lines.push('');

@@ -1,4 +1,5 @@
 import type { ApiStatus, CampaignState } from '../store/types.js';
+import type { HookStatus } from '../hooks/status.js';
 
 // The document `campaignd status --json` prints. Keys are snake_case and stable: scripts
 // and monitoring read them (product.md section 7 lists the required ones; the rest are
@@ -80,4 +81,6 @@ export interface CampaignStatus {
 export interface StatusReport {
   daemon: DaemonStatus;
   campaigns: CampaignStatus[];
+  /** Hooks with undelivered events or disabled (product.md section 9); absent when none. */
+  hooks?: HookStatus[];
 }

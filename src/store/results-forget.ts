@@ -17,6 +17,8 @@ export interface ForgetReport {
   results: number;
   /** Events whose details were erased. */
   events: number;
+  /** Undelivered hook events whose bodies were erased (they will not be sent). */
+  hookEvents: number;
   /** Whether the number was put on the suppression list now. */
   suppressed: boolean;
   alreadySuppressed: boolean;
@@ -43,7 +45,7 @@ export async function forgetNumber(db: Kysely<Database>, phone: string, opts: { 
     const byContact = await trx.selectFrom('lead_contacts').select('lead_id').where('phone_number', '=', phone).execute();
     const byAttempt = await trx.selectFrom('attempts').select('lead_id').where('phone_number', '=', phone).execute();
     const leadIds = [...new Set([...byLead.map((r) => r.id), ...byContact.map((r) => r.lead_id), ...byAttempt.map((r) => r.lead_id)])];
-    const report: ForgetReport = { leads: leadIds.length, leadsStopped: 0, contacts: 0, attempts: 0, results: 0, events: 0, suppressed: false, alreadySuppressed: false };
+    const report: ForgetReport = { leads: leadIds.length, leadsStopped: 0, contacts: 0, attempts: 0, results: 0, events: 0, hookEvents: 0, suppressed: false, alreadySuppressed: false };
 
     for (const chunk of chunks(leadIds)) {
       // Still to be called: without its number it cannot be; final, so the counts stay right.
@@ -72,6 +74,9 @@ export async function forgetNumber(db: Kysely<Database>, phone: string, opts: { 
       }
       const events = await trx.updateTable('events').set({ data_json: null }).where('lead_id', 'in', chunk).where('data_json', 'is not', null).executeTakeFirst();
       report.events += Number(events.numUpdatedRows);
+      // Undelivered hook events about these leads: their bodies go; the sender drops them.
+      const hooked = await trx.updateTable('hook_outbox').set({ body: null }).where('lead_id', 'in', chunk).where('body', 'is not', null).executeTakeFirst();
+      report.hookEvents += Number(hooked.numUpdatedRows);
     }
     // The number itself, wherever a row holds it.
     for (const id of byLead.map((r) => r.id)) {

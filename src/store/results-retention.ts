@@ -49,5 +49,7 @@ export async function eraseBefore(db: Kysely<Database>, cutoff: number, now: num
     erased.leads += Number(done.numUpdatedRows);
     if (rows.length < BATCH) break;
   }
+  // Hook events still undelivered that old (a receiver down for days) lose their bodies too.
+  await db.updateTable('hook_outbox').set({ body: null }).where('created_at', '<', cutoff).where('body', 'is not', null).execute();
   return erased;
 }

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { CallResultsTable } from './results-types.js';
+import type { HookOutboxTable, HookStatesTable, HookSubscriptionsTable } from './results-hook-types.js';
 
 // Row types of migrations/0001_initial.ts and 0002_status_counts.ts. Times are epoch milliseconds.
 
@@ -166,6 +167,9 @@ export interface Database {
   lead_counts: LeadCountsTable;
   attempt_counts: AttemptCountsTable;
   call_results: CallResultsTable;
+  hook_subscriptions: HookSubscriptionsTable;
+  hook_outbox: HookOutboxTable;
+  hook_states: HookStatesTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
