@@ -5,12 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOpen } from '../../src/time/window.js';
+import type { Weekday } from '../../src/config/types.js';
+import { isOpen, type WindowSpec } from '../../src/time/window.js';
 import { insideWallWindow, previousDate, wallClock, type WallWindow } from '../helpers/wall-clock.js';
 import { ROOT } from '../helpers/processes.js';
 
 const h = (hh: number, mm = 0): number => hh * 3600 + mm * 60;
-const ALL = [1, 2, 3, 4, 5, 6, 7];
+const ALL: Weekday[] = [1, 2, 3, 4, 5, 6, 7];
 
 describe('wallClock', () => {
   it('reads the local date, ISO weekday and time of day, across a change', () => {
@@ -61,7 +62,7 @@ describe('insideWallWindow', () => {
     ['Australia/Lord_Howe', Date.UTC(2026, 3, 2), Date.UTC(2026, 3, 6)],
     ['America/Santiago', Date.UTC(2026, 8, 4), Date.UTC(2026, 8, 8)],
   ])('agrees with the daemon minute by minute around the change in %s', (zone, from, to) => {
-    const windows: WallWindow[] = [
+    const windows: WindowSpec[] = [
       { timezone: zone, days: ALL, start: h(2), end: h(2, 30) },
       { timezone: zone, days: [5, 6], start: h(23, 30), end: h(2, 15) },
       { timezone: zone, days: ALL, start: h(0, 30), end: h(3), blackoutDates: ['2026-09-06', '2026-04-05'] },
