@@ -40,6 +40,23 @@ async function readHead(file: string): Promise<Buffer> {
 }
 
 /**
+ * Whether bytes that are not UTF-8 look like Windows-1252 text: a header line without
+ * control characters, and mostly ASCII (a Western text has an accent here and there; a
+ * binary file, or one in another code page, has them everywhere). Control bytes in later
+ * rows are those rows' problem (invalid leads), not the file's.
+ */
+function looksLikeText(head: Buffer): boolean {
+  let high = 0;
+  let inHeader = true;
+  for (const b of head) {
+    if (b === 0x0a || b === 0x0d) inHeader = false;
+    else if (inHeader && b < 0x20 && b !== 0x09) return false;
+    if (b >= 0x80) high++;
+  }
+  return high <= head.length * 0.3;
+}
+
+/**
  * Streams a lead file's records a chunk at a time; `onFormat` learns how the file is
  * read before the first chunk.
  */
@@ -57,6 +74,9 @@ export async function* readTableChunks(file: string, opts: TableOptions = {}, on
   }
   if (opts.sheet !== undefined) throw new TableFormatError('--sheet applies to .xlsx workbooks; this file is read as CSV');
   const { encoding, bomBytes } = detectEncoding(head, opts.encoding);
+  if (!opts.encoding && encoding === 'windows-1252' && !looksLikeText(head)) {
+    throw new TableFormatError('the file is not readable text (neither UTF-8 nor Windows-1252): save the lead file as CSV or .xlsx, or name its encoding with --encoding');
+  }
   const delimiter = opts.delimiter ?? detectDelimiter(firstLine(decoderFor(encoding).decode(head.subarray(bomBytes), { stream: true })));
   onFormat?.({ type: 'csv', encoding, delimiter, bom: bomBytes > 0 });
   // FAST_PATH: plain UTF-8 with commas, the format campaignd writes and most files

@@ -107,6 +107,16 @@ describe('delimited lead files', () => {
     expect(mapped.layout?.columns).toMatchObject({ phone_number: { column: 'Mobile', how: 'mapped' }, secondary_phone_numbers: ['Phone'] });
   });
 
+  it('refuses bytes that are neither UTF-8 nor Windows-1252 text, but keeps a readable file whose rows hold junk', async () => {
+    await expect(read(write('junk.csv', Buffer.alloc(4096, 0xff)))).rejects.toThrow(/junk\.csv: the file is not readable text/);
+    const rows = await read(write('junk-rows.csv', Buffer.concat([Buffer.from('phone_number,name\n\x00\x01,nul\n+15555550100,ok\n'), Buffer.from([0xff, 0xfe, 0x2c, 0x78, 0x0a])])));
+    expect(phones(rows.rows)).toEqual([
+      [2, 'not a phone number'],
+      [3, '+15555550100'],
+      [4, 'not a phone number'],
+    ]);
+  });
+
   it('refuses an old .xls workbook and --sheet on a CSV with a message saying what to do', async () => {
     const xls = write('old.xls', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]));
     await expect(read(xls)).rejects.toThrow(/old\.xls: this is an old Excel \.xls workbook, which campaignd does not read: save it as "Excel Workbook \(\.xlsx\)" or as CSV/);
