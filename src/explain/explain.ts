@@ -139,7 +139,8 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
     case 'invalid':
       return { code: 'invalid', message: `invalid: ${lead.state_reason ?? 'the number cannot be called'}`, at: null };
     case 'suppressed':
-      return { code: 'suppressed', message: 'on the do-not-call (suppression) list: never dialled', at: null };
+      // An opt-out says so in the reason ("opted out of calls"); the list row says where from.
+      return { code: 'suppressed', message: `on the do-not-call (suppression) list${lead.state_reason && lead.state_reason !== 'on the suppression list' ? ` (${lead.state_reason})` : ''}: never dialled`, at: null };
     case 'calling': {
       const mine = x.live.find((a) => a.lead_id === lead.id);
       if (!mine) return { code: 'calling', message: 'a call is being recorded right now', at: null };

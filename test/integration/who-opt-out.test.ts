@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { readNumberList, suppressCommand } from '../../src/cli/suppress.js';
+import { explainNumber } from '../../src/explain/explain.js';
 import { openDatabase } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { systemClock } from '../../src/time/clock.js';
@@ -57,6 +58,8 @@ describe('opt-out by webhook (section 11)', () => {
     const row = await s.db.selectFrom('suppressions').selectAll().where('phone_number', '=', X).executeTakeFirstOrThrow();
     expect(row.source).toBe('opt-out:survey');
     expect((await lead('renewals', X)).state_reason).toBe('opted out of calls');
+    const explained = await explainNumber(s.db, X, s.clock.now(), () => true);
+    expect(explained.leads.find((l) => l.campaign === 'renewals')?.message).toBe('on the do-not-call (suppression) list (opted out of calls): never dialled');
     expect((await lead('survey', X)).state).toBe('completed');
     // OTHER keeps its own retries: the opt-out is about X only.
     expect((await lead('renewals', OTHER)).state).not.toBe('suppressed');
