@@ -48,6 +48,8 @@ export interface HookSenderOptions {
   post?: HookPost;
   /** How long a receiver may take to answer, in ms (default 10 s). */
   timeoutMs?: number;
+  /** How often the outbox is looked at for new events when nothing is due (default 1 s). */
+  idleMs?: number;
   metrics?: HookMetricsSink;
 }
 
@@ -68,6 +70,7 @@ export function retryDelayMs(tries: number, random: () => number): number {
 /** Starts the delivery loop. */
 export function startHookSender(opts: HookSenderOptions): HookSender {
   const log = opts.logger.child({ component: 'hooks' });
+  const idleMs = opts.idleMs ?? IDLE_MS;
   const random = opts.random ?? Math.random;
   const agent = opts.post ? null : new Agent({ headersTimeout: opts.timeoutMs ?? 10_000, bodyTimeout: opts.timeoutMs ?? 10_000, connect: { timeout: opts.timeoutMs ?? 10_000 } });
   const post: HookPost =
@@ -154,7 +157,7 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
 
   async function pass(): Promise<number> {
     const now = opts.clock.now();
-    let sleep = IDLE_MS;
+    let sleep = idleMs;
     for (const hook of opts.hooks) {
       if (stopped || disabled.has(hook.url)) continue;
       const { sent, nextAt } = await deliverHook(hook, now);
@@ -173,7 +176,7 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
     const states = await opts.db.selectFrom('hook_states').select('hook_url').where('disabled_at', 'is not', null).execute();
     for (const s of states) disabled.add(s.hook_url);
     while (!stopped) {
-      let sleep = IDLE_MS;
+      let sleep = idleMs;
       try {
         sleep = await pass();
       } catch (err) {

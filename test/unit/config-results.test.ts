@@ -17,4 +17,14 @@ describe('config: results', () => {
       ['results.keep_transcripts', 4],
     ]);
   });
+
+  it('reads hooks and names a bad event type', () => {
+    const ok = parse('hooks:\n  - url: https://crm.example/h\n    secret_env: CRM_SECRET\n    events: [lead.final, attempt.ended]\n');
+    expect(ok.problems).toEqual([]);
+    expect(ok.daemon?.hooks).toEqual([{ url: 'https://crm.example/h', secretEnv: 'CRM_SECRET', events: ['lead.final', 'attempt.ended'] }]);
+    const bad = parse('hooks:\n  - url: https://crm.example/h\n    secret_env: CRM_SECRET\n    events: [lead.done]\n');
+    expect(bad.problems.map((p) => [p.field, p.line])).toEqual([['hooks[0].events[0]', 5]]);
+    const missing = parse('hooks:\n  - url: https://crm.example/h\n');
+    expect(missing.problems.map((p) => p.field)).toEqual(expect.arrayContaining(['hooks[0].secret_env', 'hooks[0].events']));
+  });
 });
