@@ -20,6 +20,7 @@ interface Bench {
 
 const BENCHES: Bench[] = [
   { file: 'engine-claim.ts', args: (q) => (q ? ['--quick'] : []) },
+  { file: 'who-claim.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'daemon-memory.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-throughput.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-calls.ts', args: (q) => (q ? ['--quick'] : []) },
