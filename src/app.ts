@@ -11,11 +11,13 @@ import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
-import { acquireDaemonSlot, heartbeat, markStopped, type ApiCounters } from './lifecycle/daemon-row.js';
+import { acquireDaemonSlot, heartbeat, markStopped, pidAlive, type ApiCounters } from './lifecycle/daemon-row.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
 import { startDaemonHooks } from './hooks/wire.js';
+import { createDashboard } from './dashboard/routes.js';
+import { createGuard, exposureProblem } from './dashboard/guard.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -43,6 +45,16 @@ export interface AppOptions {
   tokenProblem?: () => string | undefined;
   /** The rate budget's counters, written with each heartbeat for `status` (a separate process). */
   apiCounters?: () => ApiCounters;
+  /** The dashboard token (read from the variable http.dashboard_token_env names); undefined: none. */
+  dashboardToken?: string;
+}
+
+/** The dashboard would be open to the network (or its token variable is empty): the daemon does not start. */
+export class DashboardExposureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DashboardExposureError';
+  }
 }
 
 export interface App {
@@ -64,6 +76,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const { clock, logger } = opts;
   const daemon = opts.config.daemon;
   const metrics = opts.metrics ?? createMetrics();
+  if (opts.http !== false) {
+    const exposed = exposureProblem({ host: daemon.http.host, tokenEnv: daemon.http.dashboardTokenEnv, token: opts.dashboardToken, configFile: daemon.file });
+    if (exposed) throw new DashboardExposureError(exposed);
+  }
   const store: DatabaseHandle = openDatabase(opts.databaseFile ?? daemon.database);
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
   const runCleanups = async (): Promise<void> => {
@@ -146,6 +162,17 @@ export async function startApp(opts: AppOptions): Promise<App> {
           secret: opts.webhookSecret,
           handle: async (payload, receivedAt) => engine.handleWebhook(payload, receivedAt),
         },
+        dashboard: createDashboard({
+          db,
+          clock,
+          logger,
+          guard: createGuard(opts.dashboardToken || undefined),
+          version: opts.version,
+          hostname: os.hostname(),
+          isPidAlive: pidAlive,
+          rateLimit: daemon.api.rateLimit,
+          onStateChanged: () => engine.wake(),
+        }),
       });
       cleanups.push(() => httpServer!.close());
     }

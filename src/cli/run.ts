@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startApp } from '../app.js';
+import { DashboardExposureError, startApp } from '../app.js';
 import { ConfigUnreadableError, daemonConfigHasErrors, loadConfig } from '../config/load.js';
 import { formatProblems } from '../config/format.js';
 import { readToken } from '../config/token.js';
@@ -26,7 +26,8 @@ Signals: SIGTERM/SIGINT stop claiming, let in-flight make_call requests finish (
 10 s), record everything and exit 0; a second signal exits at once. SIGHUP rereads the
 campaign files, lead files, the suppression list and the token file.
 Environment: CAMPAIGND_API_TOKEN, CAMPAIGND_API_BASE_URL, CAMPAIGND_DATABASE,
-CAMPAIGND_LOG_LEVEL, and the webhook secret variable the config names.
+CAMPAIGND_LOG_LEVEL, the webhook secret variable and the dashboard token variable
+(http.dashboard_token_env) the config names.
 `;
 
 /** Options the demo and tests use to run the daemon in-process. */
@@ -55,12 +56,13 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   let token: string | undefined;
   let tokenProblem: string | undefined;
   const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
+  const dashboardToken = daemon.http.dashboardTokenEnv === undefined ? undefined : io.env[daemon.http.dashboardTokenEnv] || undefined;
   const logger =
     hooks.logger ??
     createLogger({
       level: io.env.CAMPAIGND_LOG_LEVEL ?? daemon.log.level,
       pretty: io.stdout.isTTY === true,
-      secrets: () => [token, webhookSecret()].filter((s): s is string => typeof s === 'string'),
+      secrets: () => [token, webhookSecret(), dashboardToken].filter((s): s is string => typeof s === 'string'),
     });
   const readTokenNow = async (): Promise<void> => {
     const read = await readToken(daemon, io.env);
@@ -103,6 +105,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       version: await version(),
       metrics,
       tokenProblem: () => tokenProblem,
+      dashboardToken,
       apiCounters: () => {
         const b = service.budget.stats();
         return { sent: b.sent, rateLimited: b.rateLimited, budgetWaitMs: b.waitedMs };
@@ -111,6 +114,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   } catch (err) {
     await service.close();
     if (err instanceof DatabaseInUseError || err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
+    if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
   hooks.onStarted?.({ httpPort: app.httpPort });

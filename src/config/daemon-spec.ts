@@ -41,7 +41,17 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   database: { spec: { kind: 'path' }, default: './data/campaignd.db', description: 'SQLite file (created 0600) or ":memory:"; env CAMPAIGND_DATABASE overrides.', example: './data/campaignd.db' },
   campaigns_dir: { spec: { kind: 'path' }, default: './campaigns', description: 'Folder of campaign files (*.yaml, *.yml, *.json).', example: './campaigns' },
   http: {
-    spec: { kind: 'object', fields: { listen: { spec: { kind: 'listen' }, default: '127.0.0.1:9464', description: 'Address of /healthz, /readyz, /metrics and webhooks.', example: '127.0.0.1:9464' } } },
+    spec: {
+      kind: 'object',
+      fields: {
+        listen: { spec: { kind: 'listen' }, default: '127.0.0.1:9464', description: 'Address of /healthz, /readyz, /metrics, webhooks and the dashboard.', example: '127.0.0.1:9464' },
+        dashboard_token_env: {
+          spec: { kind: 'env-name' },
+          description: 'Environment variable holding the dashboard token; required when listen is not a loopback address.',
+          example: 'CAMPAIGND_DASHBOARD_TOKEN',
+        },
+      },
+    },
     default: {},
     description: "The daemon's own HTTP endpoint.",
   },

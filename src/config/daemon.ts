@@ -68,7 +68,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     },
     database,
     campaignsDir: resolve(written.campaigns_dir ?? './campaigns'),
-    http: { host: listen.host, port: listen.port },
+    http: { host: listen.host, port: listen.port, ...(written.http?.dashboard_token_env !== undefined ? { dashboardTokenEnv: written.http.dashboard_token_env } : {}) },
     webhook: { secretEnv: written.webhook?.secret_env ?? 'CAMPAIGND_WEBHOOK_SECRET' },
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
@@ -98,7 +98,7 @@ interface Written {
   };
   database?: string;
   campaigns_dir?: string;
-  http?: { listen?: { host: string; port: number } };
+  http?: { listen?: { host: string; port: number }; dashboard_token_env?: string };
   webhook?: { secret_env?: string };
   max_calls_in_parallel?: number;
   suppression_file?: string;

@@ -28,7 +28,8 @@ export interface DaemonConfig {
   /** Absolute path of the SQLite file, or ':memory:'. */
   database: string;
   campaignsDir: string;
-  http: { host: string; port: number };
+  /** dashboardTokenEnv: the variable holding the dashboard token (read by the composition root only). */
+  http: { host: string; port: number; dashboardTokenEnv?: string };
   webhook: { secretEnv: string };
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;

@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   clock: Clock;
   /** Webhook body limit in bytes; default 1 MiB. */
   bodyLimit?: number;
+  /** The dashboard (src/dashboard/): `/` and `/dashboard/*` are routed to it. */
+  dashboard?: { owns(pathname: string): boolean; handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> };
 }
 
 export interface HttpServerHandle {
@@ -37,7 +39,7 @@ export const WEBHOOK_PATH = '/webhooks/post-call';
 
 type Route = { methods: readonly string[]; run: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void };
 
-/** Starts the daemon's own HTTP surface: /healthz, /readyz, /metrics and the post-call webhook. */
+/** Starts the daemon's own HTTP surface: /healthz, /readyz, /metrics, the post-call webhook and the dashboard. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
   const logger = opts.logger.child({ component: 'http' });
   const routes: Record<string, Route> = {
@@ -80,7 +82,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       sendJson(res, 400, { error: 'malformed request target' }, { close: true });
       return;
     }
-    const route = routes[url.pathname];
+    const dashboard = opts.dashboard;
+    const route: Route | undefined =
+      routes[url.pathname] ?? (dashboard?.owns(url.pathname) ? { methods: ['GET', 'HEAD', 'POST'], run: (q, r, u) => dashboard.handle(q, r, u) } : undefined);
     // Unread bodies of refused requests must not be parsed as the next request.
     if (!route) {
       sendJson(res, 404, { error: `no such path: ${url.pathname}` }, { close: hasBody(req) });

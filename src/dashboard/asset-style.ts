@@ -1,0 +1,58 @@
+// The dashboard's stylesheet, served at /dashboard/style.css: system fonts only.
+export const STYLESHEET = `:root{--bg:#f5f6f8;--card:#fff;--ink:#1d2330;--muted:#6b7280;--line:#e3e6eb;--ok:#1a7f37;--bad:#c62828;--accent:#2563eb;
+--completed:#1a7f37;--maxed:#d97706;--invalid:#9ca3af;--suppressed:#6b21a8;--calling:#2563eb;--retry:#60a5fa;--pending:#dbe3ee}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body.stale #campaigns{opacity:.6}
+h1{font-size:20px;margin:0 16px 0 0}
+h2{font-size:16px;margin:0;display:inline}
+h3{font-size:12px;font-weight:600;color:var(--muted);margin:10px 0 4px;text-transform:uppercase;letter-spacing:.03em}
+h3 small{text-transform:none;font-weight:400;letter-spacing:0}
+small{color:var(--muted)}
+.top{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:12px 20px;background:var(--card);border-bottom:1px solid var(--line)}
+.facts{display:flex;flex-wrap:wrap;gap:4px 24px;margin:0}
+.facts div{display:flex;gap:6px}
+.facts dt{color:var(--muted)}
+.facts dd{margin:0}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.muted{color:var(--muted)}
+.problems,.problem{color:var(--bad)}
+.logout{margin-left:auto}
+.search{padding:12px 20px}
+.search input{width:16em;padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
+button,.download{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid var(--line);background:var(--card);color:var(--ink);cursor:pointer;text-decoration:none}
+button.pause{border-color:var(--maxed);color:var(--maxed)}
+button.resume{border-color:var(--ok);color:var(--ok)}
+#search-result{margin-top:10px}
+.explain{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin-bottom:8px}
+.explain h3{font-size:14px;color:var(--ink);text-transform:none;margin:0 0 4px}
+.attempts{border-collapse:collapse;font-size:13px}
+.attempts th,.attempts td{text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid var(--line)}
+#campaigns{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:14px;padding:0 20px 20px}
+.campaign{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 16px}
+.state{font-size:12px;padding:1px 8px;border-radius:10px;background:var(--pending);vertical-align:2px}
+.st-running{background:#dcfce7;color:var(--ok)}.st-paused{background:#fef3c7;color:#92400e}.st-stopped{background:#fee2e2;color:var(--bad)}.st-completed{background:#e0e7ff;color:#3730a3}
+.row{display:flex;flex-wrap:wrap;gap:0 20px}
+.cell{flex:1 1 120px}.cell.wide{flex:2 1 240px}
+.cell p{margin:0}
+.live{font-size:18px}
+svg{display:block;width:100%}
+svg.bar{height:14px;border-radius:3px}
+svg.meter{height:8px;margin-top:4px;max-width:140px}
+svg.hours{height:40px}
+.empty{fill:#eef1f5}.fill{fill:var(--calling)}.fill.full{fill:var(--maxed)}
+.col{fill:#93b4f0}.col.now{fill:var(--accent)}.axis{stroke:var(--line)}
+.s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}
+.legend{display:flex;flex-wrap:wrap;gap:2px 14px;list-style:none;margin:4px 0 0;padding:0;font-size:12px;color:var(--muted)}
+.legend b{color:var(--ink);font-weight:600}
+.sw{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}
+.yours{color:var(--muted);font-size:12px}
+.actions{display:flex;gap:8px;align-items:center;margin-top:12px;padding-top:10px;border-top:1px solid var(--line)}
+.actions form{margin:0}
+footer{padding:0 20px 16px;color:var(--muted);font-size:12px}
+.campaign footer{padding:10px 0 0}
+.login{max-width:340px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:20px}
+.login form{display:flex;flex-direction:column;gap:8px}
+.login input{padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
+.none{color:var(--muted)}
+@media (max-width:520px){#campaigns{grid-template-columns:1fr;padding:0 8px 8px}.top,.search{padding:10px}}
+`;

@@ -1,0 +1,28 @@
+import type { Explanation } from '../explain/explain.js';
+import { html, type Html } from './html.js';
+
+// `campaignd explain` for the search box: the same document, drawn as HTML.
+
+export function renderExplanation(x: Explanation): Html {
+  if (x.leads.length === 0) return html`<p class="none">${x.phone_number}: no lead with this number in any campaign.</p>`;
+  return html`${x.leads.map(
+    (lead) => html`<article class="explain" data-campaign="${lead.campaign}">
+<h3>${x.phone_number} in <b>${lead.campaign}</b> <small>lead ${lead.lead_id}</small> <span class="state">${lead.state}</span></h3>
+<p class="why"><b>Why:</b> ${lead.message} <code>${lead.reason}</code></p>
+${lead.next_call_at ? html`<p>Next possible call: <time datetime="${lead.next_call_at}" data-local>${lead.next_call_at.replace('T', ' ')}</time></p>` : ''}
+${lead.contacts.length > 1 ? html`<p>Contacts: ${lead.contacts.map((c, i) => html`${i > 0 ? ' → ' : ''}${i === lead.contact_position ? html`<b>${c}</b>` : c}`)}</p>` : ''}
+${
+  lead.attempts.length === 0
+    ? html`<p class="muted">No attempts yet.</p>`
+    : html`<table class="attempts"><thead><tr><th>#</th><th>created</th><th>number</th><th>result</th><th>call status</th><th>detail</th></tr></thead><tbody>${lead.attempts.map(
+        (a) => html`<tr><td>${a.id}</td><td>${a.created_at.replace('T', ' ')}</td><td>${a.phone_number}</td><td>${a.outcome ?? a.state}</td><td>${a.call_status ?? ''}</td><td>${a.detail ?? ''}</td></tr>`,
+      )}</tbody></table>`
+}
+</article>`,
+  )}${x.daemon_running ? '' : html`<p class="muted">No daemon is running on this database right now.</p>`}`;
+}
+
+/** A number that could not be read. */
+export function renderSearchProblem(query: string, reason: string): Html {
+  return html`<p class="problem">"${query}" is not a phone number campaignd can read: ${reason}. Write it in international form, e.g. +15551234567.</p>`;
+}
