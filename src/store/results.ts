@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { CallResultFields } from '../results/given.js';
 import type { CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
@@ -24,40 +24,31 @@ const KEPT = ['call_id', 'status', 'answered_by', 'duration_seconds', 'started_a
 /** Fields erased by retention and forget; never filled again once erased. */
 export const PERSONAL_RESULT_FIELDS = ['recording_url', 'transcript_json', 'extracted_json', 'evaluation_json'] as const;
 
+/** The columns an insert names, in the order of its parameters. */
+const INSERTED = [
+  'attempt_id', 'campaign_id', 'lead_id', 'call_id', 'status', 'answered_by', 'duration_seconds', 'started_at', 'ended_at', 'cost',
+  'recording_url', 'transcript_json', 'extracted_json', 'evaluation_json', 'source', 'received_at', 'updated_at',
+] as const;
+
 /**
- * Records what one source said of an attempt's call. The first source fills the row, the
- * other completes it: a known field is never overwritten (by null or otherwise), and
- * fields erased by retention or `forget` stay erased.
+ * The upsert, compiled once per database: it runs for every ended call, inside the group
+ * commit, and building and compiling kysely's tree each time cost more than the insert.
  */
-export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, f: CallResultFields, opts: MergeOptions): Promise<void> {
-  const transcript = opts.keepTranscripts && f.transcript !== null ? JSON.stringify(f.transcript) : null;
+const compiledUpsert = new WeakMap<object, CompiledQuery>();
+
+function upsertFor(db: Kysely<Database>): CompiledQuery {
+  const key = db.getExecutor().adapter;
+  let compiled = compiledUpsert.get(key);
+  if (compiled) return compiled;
   const keep = (col: string): RawBuilder<unknown> => sql`coalesce(${sql.ref(`call_results.${col}`)}, ${sql.ref(`excluded.${col}`)})`;
   const personal = (col: string): RawBuilder<unknown> =>
     sql`case when call_results.erased_at is null then coalesce(${sql.ref(`call_results.${col}`)}, ${sql.ref(`excluded.${col}`)}) else null end`;
   const set: Record<string, RawBuilder<unknown>> = {};
   for (const col of KEPT) set[col] = keep(col);
   for (const col of PERSONAL_RESULT_FIELDS) set[col] = personal(col);
-  await db
+  compiled = db
     .insertInto('call_results')
-    .values({
-      attempt_id: owner.attemptId,
-      campaign_id: owner.campaignId,
-      lead_id: owner.leadId,
-      call_id: f.callId,
-      status: f.status,
-      answered_by: f.answeredBy,
-      duration_seconds: f.durationSeconds,
-      started_at: f.startedAt,
-      ended_at: f.endedAt,
-      cost: f.cost,
-      recording_url: f.recordingUrl,
-      transcript_json: transcript,
-      extracted_json: f.extracted === null ? null : JSON.stringify(f.extracted),
-      evaluation_json: f.evaluation === null || f.evaluation === undefined ? null : JSON.stringify(f.evaluation),
-      source: opts.source,
-      received_at: opts.now,
-      updated_at: opts.now,
-    })
+    .values(Object.fromEntries(INSERTED.map((c) => [c, null])) as never)
     .onConflict((oc) =>
       oc.column('attempt_id').doUpdateSet({
         ...set,
@@ -66,7 +57,40 @@ export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, 
         updated_at: sql`excluded.updated_at`,
       } as never),
     )
-    .execute();
+    .compile();
+  if (compiled.parameters.length !== INSERTED.length) throw new Error('call_results upsert: unexpected parameters');
+  compiledUpsert.set(key, compiled);
+  return compiled;
+}
+
+/**
+ * Records what one source said of an attempt's call. The first source fills the row, the
+ * other completes it: a known field is never overwritten (by null or otherwise), and
+ * fields erased by retention or `forget` stay erased.
+ */
+export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, f: CallResultFields, opts: MergeOptions): Promise<void> {
+  const transcript = opts.keepTranscripts && f.transcript !== null ? JSON.stringify(f.transcript) : null;
+  const values: Record<(typeof INSERTED)[number], unknown> = {
+    attempt_id: owner.attemptId,
+    campaign_id: owner.campaignId,
+    lead_id: owner.leadId,
+    call_id: f.callId,
+    status: f.status,
+    answered_by: f.answeredBy,
+    duration_seconds: f.durationSeconds,
+    started_at: f.startedAt,
+    ended_at: f.endedAt,
+    cost: f.cost,
+    recording_url: f.recordingUrl,
+    transcript_json: transcript,
+    extracted_json: f.extracted === null ? null : JSON.stringify(f.extracted),
+    evaluation_json: f.evaluation === null || f.evaluation === undefined ? null : JSON.stringify(f.evaluation),
+    source: opts.source,
+    received_at: opts.now,
+    updated_at: opts.now,
+  };
+  const compiled = upsertFor(db);
+  await db.executeQuery({ ...compiled, parameters: INSERTED.map((c) => values[c]) });
 }
 
 /** The result of one attempt, if any. */
