@@ -76,12 +76,15 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
   const post: HookPost =
     opts.post ??
     (async (url, body, headers) => {
-      const res = await request(url, { method: 'POST', body, headers, dispatcher: agent! });
+      const res = await request(url, { method: 'POST', body, headers, dispatcher: agent!, signal: aborter.signal });
       await res.body.dump();
       return res.statusCode;
     });
   let stopped = false;
   let wakeUp = new AbortController();
+  // Stopping cuts deliveries in flight: the daemon's stop must not wait on a slow receiver
+  // (the event stays in the outbox and goes again after the restart).
+  const aborter = new AbortController();
   const missingSecret = new Set<string>();
   const disabled = new Set<string>();
   let lastBacklogAt = Number.NEGATIVE_INFINITY;
@@ -131,6 +134,7 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
         }
         outcome = `HTTP ${status}`;
       } catch (err) {
+        if (stopped) return;
         outcome = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       }
       opts.metrics?.failed(hook.url);
@@ -200,6 +204,7 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
     async stop() {
       stopped = true;
       wakeUp.abort();
+      aborter.abort();
       await done;
       await agent?.close();
     },

@@ -82,12 +82,18 @@ describe('hook sender', () => {
     await syncHookSubscriptions(store.db, [{ url, events: ['lead.final'] }]);
     await store.db.updateTable('leads').set({ state: 'pending' }).execute();
     await store.db.updateTable('leads').set({ state: 'suppressed' }).execute();
-    sender = startHookSender({ db: store.db, clock, logger: capturingLogger().logger, hooks: [{ url, secretEnv: 'S' }], secret: () => 'x', timeoutMs: 200, random: () => 0 });
+    sender = startHookSender({ db: store.db, clock, logger: capturingLogger().logger, hooks: [{ url, secretEnv: 'S' }], secret: () => 'x', timeoutMs: 1000, random: () => 0 });
     await waitUntil(async () => (await store.db.selectFrom('hook_outbox').select(['tries']).where('hook_url', '=', url).executeTakeFirst())?.tries === 1, { message: 'the first try timed out' });
     const row = await store.db.selectFrom('hook_outbox').selectAll().where('hook_url', '=', url).executeTakeFirstOrThrow();
     expect(row.last_error).toMatch(/Timeout/i);
     await clock.advance(1000);
     await waitUntil(() => tries >= 2, { message: 'a second try' });
+    // Stopping does not wait for the receiver: the delivery in flight is cut and stays in the outbox.
+    const t = performance.now();
+    await sender!.stop();
+    sender = null;
+    expect(performance.now() - t).toBeLessThan(150);
+    expect(await store.db.selectFrom('hook_outbox').select('id').where('hook_url', '=', url).execute()).toHaveLength(1);
   });
 
   it('forget erases the body of an undelivered event about the number; the sender drops it unsent', async () => {
