@@ -55,7 +55,7 @@ export async function checkLeadFile(campaign: CampaignConfig): Promise<{ problem
     }
   } catch (err) {
     if (!(err instanceof LeadFileError)) throw err;
-    problems.push({ file, message: err.message.replace(`${file}: `, ''), hint: 'the lead file needs a header row with a phone number column, named by lead_columns when it is not a common name (product.md 2.3)', severity: 'error' });
+    problems.push({ file, message: err.message.replace(`${file}: `, ''), hint: `fix the file or the campaign's lead_columns; "campaignd leads import FILE --campaign ${campaign.name} --dry-run" shows how the file is read`, severity: 'error' });
     return { problems };
   }
   if (listed > MAX_ROW_WARNINGS) {
