@@ -19,11 +19,10 @@ describe('calling rules in the engine (section 11)', () => {
     stack = undefined;
   });
 
-  it('places no call outside the rules over a Sunday and a holiday, and uses the hours they allow', async () => {
+  /** Runs the US example from `from` to `to` on the time harness; returns the rules and the simulator's calls. */
+  async function runRules(from: number, to: number) {
     const { rules, problems } = await readRulesFile(US_RULES);
     expect(problems).toEqual([]);
-    const from = Date.UTC(2026, 8, 6, 8, 0, 0); // Sunday 2026-09-06 08:00 UTC
-    const to = Date.UTC(2026, 8, 7, 22, 0, 0); // Monday (Labor Day) 22:00 UTC
     const clock = new HarnessClock(6000, from);
     let freezing: FreezingClient | null = null;
     clock.freeze();
@@ -51,9 +50,8 @@ describe('calling rules in the engine (section 11)', () => {
     clock.thaw();
     await driveUntil({ clock, inFlight: () => freezing?.inFlight() ?? 0, campaigns: s.campaigns.map((c) => c.config), calls: () => s.sim.state.calls.values(), end: to, realTimeoutMs: 90_000 });
     await s.stopEngine(5_000);
-
     const calls = s.simCalls();
-    expect(calls.length).toBeGreaterThan(50);
+    // Zero calls outside the rules, each judged at the instant the simulator recorded it.
     for (const call of calls) {
       const person = PEOPLE.find((p) => p.phone === call.client_phone_number)!;
       const initiated = call.timeline.find((e) => e.status === 'initiated')?.at ?? call.createdAt;
@@ -61,6 +59,22 @@ describe('calling rules in the engine (section 11)', () => {
         throw new Error(`call ${call.id} to ${person.phone} at ${person.zones.map((z) => DateTime.fromMillis(initiated, { zone: z }).toISO()).join(' / ')} is outside the rules`);
       }
     }
+    // Whoever the rules allowed for an hour or more was called.
+    for (const p of PEOPLE) {
+      let open = 0;
+      for (let t = from; t < to; t += 60_000) if (oracleOpen(rules!, p, t)) open++;
+      const n = calls.filter((c) => c.client_phone_number === p.phone).length;
+      if (open >= 60) expect(n, `${p.phone}: ${open} open minutes`).toBeGreaterThan(0);
+      if (open === 0) expect(n, p.phone).toBe(0);
+    }
+    return { rules: rules!, calls };
+  }
+
+  it('places no call outside the rules over a Sunday and a holiday, and uses the hours they allow', async () => {
+    const from = Date.UTC(2026, 8, 6, 8, 0, 0); // Sunday 2026-09-06 08:00 UTC
+    const to = Date.UTC(2026, 8, 7, 22, 0, 0); // Monday (Labor Day) 22:00 UTC
+    const { calls } = await runRules(from, to);
+    expect(calls.length).toBeGreaterThan(50);
     const count = (phone: string) => calls.filter((c) => c.client_phone_number === phone).length;
     // Louisiana and Alabama: Sunday, then their state holiday: nobody there is called at all.
     expect(count('+15045550100')).toBe(0);
@@ -75,7 +89,18 @@ describe('calling rules in the engine (section 11)', () => {
     const fl = calls.filter((c) => c.client_phone_number === '+13055550100').map((c) => c.createdAt);
     expect(fl.length).toBeGreaterThanOrEqual(3);
     for (const t of fl) expect(fl.filter((u) => u > t - 24 * 3_600_000 && u <= t).length).toBeLessThanOrEqual(3);
-    // Everyone else allowed on these days was called.
-    for (const p of PEOPLE) if (!['+15045550100', '+12055550100'].includes(p.phone)) expect(count(p.phone), p.phone).toBeGreaterThan(0);
   }, 150_000);
+
+  // The US DST changes of 2026, through the engine, judged minute by minute by the oracle
+  // at each call's instant (spring forward: 02:00 → 03:00 on Sunday 03-08; fall back:
+  // 02:00 → 01:00 on Sunday 11-01), from the Saturday night to the Monday morning in the US.
+  for (const [name, from, to] of [
+    ['spring forward (2026-03-08)', Date.UTC(2026, 2, 8, 4), Date.UTC(2026, 2, 9, 6)],
+    ['fall back (2026-11-01)', Date.UTC(2026, 10, 1, 4), Date.UTC(2026, 10, 2, 6)],
+  ] as const) {
+    it(`places no call outside the rules across the ${name}`, async () => {
+      const { calls } = await runRules(from, to);
+      expect(calls.length).toBeGreaterThan(30);
+    }, 150_000);
+  }
 });
