@@ -10,16 +10,27 @@ export interface HookConfigEntry {
   events: readonly HookEventType[];
 }
 
-/** Makes hook_subscriptions match the config (hooks disabled by a 410 stay unsubscribed); forgets the 410 of hooks no longer configured. */
-export async function syncHookSubscriptions(db: Kysely<Database>, hooks: readonly HookConfigEntry[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+/**
+ * Makes hook_subscriptions match the config (hooks disabled by a 410 stay unsubscribed);
+ * forgets the 410 and drops the undelivered events of hooks no longer configured (nothing
+ * would ever send them). Returns how many events were dropped.
+ */
+export async function syncHookSubscriptions(db: Kysely<Database>, hooks: readonly HookConfigEntry[]): Promise<number> {
+  return db.transaction().execute(async (trx) => {
     const urls = hooks.map((h) => h.url);
     await trx.deleteFrom('hook_subscriptions').execute();
-    if (urls.length > 0) await trx.deleteFrom('hook_states').where('hook_url', 'not in', urls).execute();
-    else await trx.deleteFrom('hook_states').execute();
+    let orphans = trx.deleteFrom('hook_outbox');
+    if (urls.length > 0) {
+      await trx.deleteFrom('hook_states').where('hook_url', 'not in', urls).execute();
+      orphans = orphans.where('hook_url', 'not in', urls);
+    } else {
+      await trx.deleteFrom('hook_states').execute();
+    }
+    const dropped = Number((await orphans.executeTakeFirst()).numDeletedRows);
     const disabled = new Set((await trx.selectFrom('hook_states').select('hook_url').where('disabled_at', 'is not', null).execute()).map((r) => r.hook_url));
     const rows = hooks.filter((h) => !disabled.has(h.url)).flatMap((h) => [...new Set(h.events)].map((type) => ({ hook_url: h.url, type })));
     if (rows.length > 0) await trx.insertInto('hook_subscriptions').values(rows).execute();
+    return dropped;
   });
 }
 

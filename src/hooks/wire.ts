@@ -31,7 +31,8 @@ export async function startDaemonHooks(daemon: DaemonConfig, opts: DaemonHooksOp
     await sender?.stop();
     sender = null;
     const hooks = config.hooks ?? [];
-    await syncHookSubscriptions(opts.db, hooks);
+    const dropped = await syncHookSubscriptions(opts.db, hooks);
+    if (dropped > 0) opts.logger.warn({ dropped }, 'hooks: undelivered events of hooks no longer in the config dropped');
     if (hooks.length === 0) return;
     sender = startHookSender({
       db: opts.db,

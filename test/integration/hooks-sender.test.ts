@@ -123,6 +123,8 @@ describe('hook sender', () => {
     const daemon = { hooks: [{ url, secretEnv: 'CRM_SECRET', events: ['lead.final'] }] } as unknown as DaemonConfig;
     const hooks = await startDaemonHooks(daemon, { db: store.db, clock, logger: capturingLogger().logger, metrics, secret: () => 'x' });
     try {
+      // The event queued for the hook of beforeEach, no longer configured, is dropped.
+      expect(await store.db.selectFrom('hook_outbox').select('hook_url').execute()).toEqual([]);
       // The subscription now names this hook: a lead made final queues one event for it.
       await store.db.updateTable('leads').set({ state: 'pending' }).execute();
       await clock.advance(5 * 60_000);
