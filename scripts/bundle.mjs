@@ -23,9 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
 
 const outdir = path.join(dist, 'app');
-// Chunk names carry a content hash: without this, every build would leave the last one's behind.
-fs.rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: [path.join(dist, 'src/main.js')],
   outdir,
   bundle: true,
@@ -39,7 +37,22 @@ await build({
   // CommonJS packages inside an ES module bundle call require() for node's built-ins.
   banner: { js: "import { createRequire as __campaigndRequire } from 'node:module'; const require = __campaigndRequire(import.meta.url);" },
   sourcemap: 'linked',
+  write: false,
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
 });
+
+// Replaced in an order that a campaignd starting meanwhile (a test, a benchmark) survives:
+// the new chunks first (their names carry a content hash), the entry that names them last,
+// then the previous build's chunks, which would otherwise pile up.
+const entry = path.join(outdir, 'main.js');
+const files = [...result.outputFiles].sort((a, b) => Number(a.path.startsWith(entry)) - Number(b.path.startsWith(entry)));
+fs.mkdirSync(outdir, { recursive: true });
+for (const file of files) {
+  const temp = `${file.path}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, file.contents);
+  fs.renameSync(temp, file.path);
+}
+const keep = new Set(files.map((f) => path.basename(f.path)));
+for (const name of fs.readdirSync(outdir)) if (!keep.has(name) && !name.endsWith('.tmp')) fs.rmSync(path.join(outdir, name), { force: true });
