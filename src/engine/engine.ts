@@ -8,7 +8,7 @@ import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirme
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
-import { pollOnce, type PollerOptions, type PollRound } from './poller.js';
+import { pollOnce, type ListOrder, type PollerOptions, type PollRound } from './poller.js';
 import type { EngineClient } from './ports.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
 import { followRemoteCampaigns } from './remote-campaigns.js';
@@ -130,6 +130,8 @@ export function createEngine(opts: EngineOptions) {
   let pollPlanned = false;
   /** What listings taught about call durations, per assistant (poll-plan.ts). */
   const durationSamples = new Map<number, DurationSample[]>();
+  /** What listings showed of each assistant's call-list order (poller.ts ListOrder). */
+  const listOrder = new Map<number, ListOrder>();
   /** Attempt id → start of the last round whose listing showed its call in progress. */
   const seenLiveAt = new Map<number, number>();
   /** Rounds in a row whose listing failed: the next waits longer each time (up to a minute). */
@@ -532,7 +534,7 @@ export function createEngine(opts: EngineOptions) {
       try {
         if (api.api !== 'token-rejected') {
           lastPollAt = clock.now();
-          const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null, onZoneDoubt: zoneDoubt }, pollerOptions);
+          const round = await pollOnce({ ...outcomeContext, client, maxDurationSeconds: (id) => maxDurations.get(id) ?? null, onZoneDoubt: zoneDoubt, listOrder }, pollerOptions);
           if (round.requests > 0 || round.settled > 0) log.debug({ requests: round.requests, matched: round.matched, settled: round.settled, stuck: round.stuck, finalised: round.finalised }, 'poll round');
           learnDurations(round);
           failedRounds = round.failed > 0 ? failedRounds + 1 : 0;

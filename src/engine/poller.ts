@@ -39,6 +39,19 @@ export interface PollerDeps extends OutcomeContext {
   maxDurationSeconds: (assistantId: number) => number | null;
   /** Told when a call could be an attempt's only if the service's zone is not api.server_timezone. */
   onZoneDoubt?: (detail: string) => void;
+  /** What listings showed of the call list's order, per assistant, kept from round to round (see `pastEveryTarget`). */
+  listOrder?: Map<number, ListOrder>;
+}
+
+/**
+ * The order of an assistant's call list as listings showed it. The spec does not say it;
+ * once a listing read to its end over two pages or more showed ids and creation times
+ * falling all along (newest first), a later listing may stop at the page past every call it
+ * looks for. One listing that shows anything else turns that off for good.
+ */
+export interface ListOrder {
+  newestFirst: boolean;
+  broken: boolean;
 }
 
 export interface PollRound {
@@ -110,11 +123,18 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
   }
   const observations: { target: Target; call: CallSummary; seenAt: number }[] = [];
   const boundIds = await boundCallIds(deps.db, targets);
+  const order = deps.listOrder?.get(assistantId) ?? { newestFirst: false, broken: false };
+  const seen = { pages: 0, monotone: true, lastId: Number.POSITIVE_INFINITY, lastCreated: Number.POSITIVE_INFINITY, stopped: false };
   try {
     await deps.client.listCallsSince(assistantId, dateFrom, (calls) => {
       round.requests++;
+      seen.pages++;
       const seenAt = deps.now();
       for (const call of calls) {
+        const id = Number(call.id);
+        if (!Number.isSafeInteger(id) || call.createdAt === null || id >= seen.lastId || call.createdAt > seen.lastCreated) seen.monotone = false;
+        seen.lastId = id;
+        seen.lastCreated = call.createdAt ?? Number.NEGATIVE_INFINITY;
         const candidates = byPhone.get(normaliseServicePhone(call.clientPhoneNumber));
         if (!candidates) continue;
         const target = pickTarget(candidates, call, boundIds, opts.clockSkewMs);
@@ -122,8 +142,13 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
         target.matched = true;
         observations.push({ target, call, seenAt });
       }
-      return targets.every((t) => t.matched); // stop paging once all are found
+      // Stop paging once all are found, or once the list, newest first, is past every one.
+      seen.stopped = targets.every((t) => t.matched) || (order.newestFirst && !order.broken && seen.monotone && calls.length > 0 && pastEveryTarget(targets, seen, opts.clockSkewMs));
+      return seen.stopped;
     });
+    if (!seen.monotone) order.broken = true;
+    else if (!seen.stopped && seen.pages >= 2) order.newestFirst = true;
+    deps.listOrder?.set(assistantId, order);
   } catch (err) {
     deps.logger.warn({ err: errText(err), assistantId }, 'polling the call list failed; will retry');
     round.failed++;
@@ -145,6 +170,24 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
     // What the poll plan learns call durations from (engine.ts, poll-plan.ts).
     if (result === 'progress') round.inProgress.push(attempt.id);
     if (result === 'ended') round.ended.push({ attemptId: attempt.id, assistantId, sentAt: attempt.answered_at ?? attempt.sent_at ?? attempt.created_at, seenAt });
+  }
+  return true;
+}
+
+/**
+ * Whether a newest-first list, read down to a call with id `lastId` created at
+ * `lastCreated`, can still hold a call of an unmatched target: one bound to a call id
+ * waits for that id; any other for a call created after it was sent (less the skew), as
+ * matching requires. An unknown attempt always waits for the whole list: only a complete
+ * listing may settle it as never placed, and it looks hours back for a zone mistake.
+ */
+function pastEveryTarget(targets: Target[], seen: { lastId: number; lastCreated: number }, skewMs: number): boolean {
+  for (const t of targets) {
+    if (t.matched) continue;
+    const a = t.attempt;
+    if (a.state === 'unknown') return false;
+    const bound = a.call_id === null ? Number.NaN : Number(a.call_id);
+    if (Number.isSafeInteger(bound) ? seen.lastId >= bound : seen.lastCreated >= (a.sent_at ?? a.created_at) - skewMs) return false;
   }
   return true;
 }
