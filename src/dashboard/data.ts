@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { collectStatus } from '../status/collect.js';
 import type { StatusReport } from '../status/types.js';
 import type { Database } from '../store/types.js';
-import { attemptsPerHour, HOUR_MS, HOURS } from './hourly.js';
+import { HOURS, hoursSince, type HourlyCounter } from './hourly.js';
 
 /** What one view of the dashboard shows: status's report plus what only the dashboard draws. */
 export interface DashboardData {
@@ -23,15 +23,17 @@ export interface DataDeps {
   hostname: string;
   isPidAlive: (pid: number) => boolean;
   rateLimit: { requestsPerMinute: number; burst: number; burstWindowSeconds: number };
+  /** Keeps the counts of hours that have ended (one per dashboard). */
+  hourly: HourlyCounter;
 }
 
 export async function collectDashboard(deps: DataDeps, now: number): Promise<DashboardData> {
   const status = await collectStatus(deps.db, { now, version: deps.version, isPidAlive: deps.isPidAlive, hostname: deps.hostname });
   const ids = await deps.db.selectFrom('campaigns').select(['id', 'name']).execute();
-  const hourly = await attemptsPerHour(deps.db, ids.map((r) => r.id), now);
+  const hourly = await deps.hourly.read(deps.db, ids.map((r) => r.id), now);
   const attempts_per_hour: Record<string, number[]> = {};
   for (const r of ids) attempts_per_hour[r.name] = hourly.get(r.id) ?? new Array<number>(HOURS).fill(0);
-  const since = Math.floor(now / HOUR_MS) * HOUR_MS - (HOURS - 1) * HOUR_MS;
+  const since = hoursSince(now);
   return {
     generated_at: new Date(now).toISOString(),
     status,

@@ -13,6 +13,7 @@ import { changeCampaignState, type CampaignAction } from './actions.js';
 import { CLIENT_SCRIPT } from './asset-script.js';
 import { STYLESHEET } from './asset-style.js';
 import { collectDashboard, type DataDeps } from './data.js';
+import { createHourlyCounter } from './hourly.js';
 import type { Guard } from './guard.js';
 import type { Html } from './html.js';
 import { ASSET_SCRIPT, ASSET_STYLE, renderCampaigns, renderDaemon, renderLogin, renderPage, STATUS_JSON } from './render.js';
@@ -21,7 +22,7 @@ import { renderExplanation, renderSearchProblem } from './render-explain.js';
 // The dashboard's HTTP endpoints. The daemon's server routes `/` and `/dashboard/*`
 // here; everything about the dashboard (who may see it, what it shows) is decided here.
 
-export interface DashboardDeps extends DataDeps {
+export interface DashboardDeps extends Omit<DataDeps, 'hourly'> {
   db: Kysely<Database>;
   clock: Clock;
   guard: Guard;
@@ -52,6 +53,7 @@ const PAGE_HEADERS = {
 export function createDashboard(deps: DashboardDeps): Dashboard {
   const logger = deps.logger.child({ component: 'dashboard' });
   const { guard } = deps;
+  const sources: DataDeps = { ...deps, hourly: createHourlyCounter() };
 
   type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
   const routes: Record<string, { method: string; auth: boolean; run: Handler }> = {
@@ -68,7 +70,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
 
   async function page(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const now = deps.clock.now();
-    const data = await collectDashboard(deps, now);
+    const data = await collectDashboard(sources, now);
     const query = url.searchParams.get('phone');
     let search: { query: string; result: Html } | undefined;
     if (query !== null && query.trim() !== '') {
@@ -81,7 +83,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   }
 
   async function statusJson(_req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const data = await collectDashboard(deps, deps.clock.now());
+    const data = await collectDashboard(sources, deps.clock.now());
     sendJson(res, 200, { data, html: { daemon: renderDaemon(data).text, campaigns: renderCampaigns(data, guard.csrfToken).text } });
   }
 
