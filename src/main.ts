@@ -64,7 +64,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 let cachedVersion: string | undefined;
 
-/** The package version, from the nearest package.json above this file (src/ or dist/src/). */
+/** The package version, from the nearest package.json above this file (src/, dist/src/ or the bundle's dist/app/). */
 export async function version(): Promise<string> {
   if (cachedVersion) return cachedVersion;
   const { readFile } = await import('node:fs/promises');

@@ -32,8 +32,8 @@ Usage: campaignd demo [--time-scale X] [--seed N] [--timeout SECONDS]
 `;
 
 const DEMO_CAMPAIGN = 'demo';
-// The package's config/ folder: two levels above src/cli/ when run from the sources, three
-// above dist/src/cli/ in the compiled build that the bin runs.
+// The package's config/ folder: two levels above src/cli/ (the sources) and above dist/app/
+// (the bundle the bin runs), three above dist/src/cli/ (tsc's output).
 const bundledConfig = [2, 3]
   .map((up) => path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../'.repeat(up), 'config'))
   .find((dir) => existsSync(path.join(dir, 'campaignd.yaml')));
