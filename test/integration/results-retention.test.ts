@@ -41,6 +41,10 @@ afterEach(async () => store.close());
 
 describe('results: retention', () => {
   it('erases what is older than retention_days and keeps the counts', async () => {
+    // Hook events still undelivered (a receiver down for long): the old one loses its body.
+    for (const [id, day] of [['old', 0], ['new', 50]] as const) {
+      await store.db.insertInto('hook_outbox').values({ hook_url: 'https://crm.example/h', event_id: id, type: 'lead.final', campaign_id: 1, lead_id: 1, created_at: T0 + day * DAY, body: '{"lead":"Ada"}', next_try_at: T0 }).execute();
+    }
     const clock = new ManualClock(T0 + 91 * DAY);
     const erased = await sweepRetention({ db: store.db, clock, logger: silentLogger(), retentionDays: 90 });
     expect(erased).toEqual({ results: 1, leads: 1 });
@@ -55,6 +59,10 @@ describe('results: retention', () => {
       { id: 3, variables_json: '{"name":"Ada"}', state: 'pending' },
     ]);
     expect(await store.db.selectFrom('attempts').select('id').execute()).toHaveLength(2);
+    expect(await store.db.selectFrom('hook_outbox').select(['event_id', 'body']).orderBy('id').execute()).toEqual([
+      { event_id: 'old', body: null },
+      { event_id: 'new', body: '{"lead":"Ada"}' },
+    ]);
     expect(await sweepRetention({ db: store.db, clock, logger: silentLogger(), retentionDays: 90 })).toEqual({ results: 0, leads: 0 });
   });
 
