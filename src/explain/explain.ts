@@ -173,6 +173,16 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
   const zoneNote = zoneText(person, zone);
   if (lead.next_due_at !== null && lead.next_due_at > now) {
     const prefix = lead.state === 'retry-scheduled' ? `retry of contact ${lead.contact_position} (${phone}) is due` : 'due';
+    // A cap that still holds the number when the retry falls due is named with its end.
+    const later = await capHold(db, person.caps, phone, lead.next_due_at);
+    if (later && later.until > lead.next_due_at) {
+      const next = person.nextOpening(later.until) ?? later.until;
+      return {
+        code: 'attempt-cap',
+        message: `${prefix} at ${when(lead.next_due_at)}, but ${capText(later)}; the number may be called again at ${when(later.until)}${zoneNote}`,
+        at: next,
+      };
+    }
     const extra = opening !== null && opening > lead.next_due_at ? `; the window then opens at ${when(opening)}` : '';
     return { code: 'retry-not-due', message: `${prefix} at ${when(lead.next_due_at)}${lead.state_reason ? ` (${lead.state_reason})` : ''}${extra}${zoneNote}`, at: opening ?? lead.next_due_at };
   }
