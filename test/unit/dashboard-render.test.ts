@@ -1,0 +1,82 @@
+// No user data reaches the page unescaped: campaign names, problems, explain messages and
+// daemon problems holding markup come out as text.
+import { describe, expect, it } from 'vitest';
+import type { DashboardData } from '../../src/dashboard/data.js';
+import { escapeHtml, html, raw } from '../../src/dashboard/html.js';
+import { renderPage } from '../../src/dashboard/render.js';
+import { renderExplanation } from '../../src/dashboard/render-explain.js';
+
+const EVIL = `<img src=x onerror="alert(1)">'"&`;
+
+function data(): DashboardData {
+  return {
+    generated_at: '2026-11-25T12:00:00.000Z',
+    attempts_since: '2026-11-24T13:00:00.000Z',
+    attempts_per_hour: { [EVIL]: new Array<number>(24).fill(1) },
+    rate_limit: { requests_per_minute: 100, burst: 20, burst_window_seconds: 10 },
+    status: {
+      daemon: { running: true, pid: 42, version: '1.0.0', api: 'ok', api_detail: EVIL, hostname: EVIL, started_at: null, heartbeat_at: null, stopped_at: null, problems: [EVIL], api_requests: { sent: 5, rate_limited: 0, budget_wait_seconds: 0 } },
+      campaigns: [
+        {
+          name: EVIL,
+          state: 'running',
+          window: { open: true, next_open_at: null, closes_at: '2026-11-25T18:00:00+01:00', timezone: 'Europe/Berlin' },
+          live_calls: 2,
+          max_calls_in_parallel: 5,
+          leads: { total: 10, pending: 4, calling: 2, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, confirming: 0 },
+          attempts: { total: 5, today: 5 },
+          problem: EVIL,
+          success_rate: 0.6667,
+          estimated_finish_at: null,
+          completions_last_hour: 1,
+        },
+      ],
+    },
+  };
+}
+
+describe('dashboard HTML', () => {
+  it('escapes interpolations and keeps built HTML', () => {
+    expect(escapeHtml(EVIL)).toBe('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&quot;&amp;');
+    expect(html`<b>${EVIL}</b>${raw('<i>ok</i>')}${[html`<u>${'<'}</u>`, '>']}`.text).toBe(`<b>${escapeHtml(EVIL)}</b><i>ok</i><u>&lt;</u>&gt;`);
+  });
+
+  it('shows hostile campaign names, problems and daemon facts as text', () => {
+    const page = renderPage(data(), { csrf: 'tok"en', tokenRequired: true, search: { query: EVIL, result: html`` } });
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('onerror="');
+    expect(page).toContain(escapeHtml(EVIL));
+    expect(page).toContain('value="tok&quot;en"');
+    // The campaign's window in its zone, marked for the viewer's local time.
+    expect(page).toContain('<time datetime="2026-11-25T18:00:00+01:00" data-local>');
+    // Only the daemon's own script and stylesheet.
+    expect(page.match(/<script[^>]*>/g)).toEqual(['<script src="/dashboard/app.js" defer>']);
+    expect(page).not.toMatch(/https?:\/\//);
+  });
+
+  it('shows explain answers as text', () => {
+    const out = renderExplanation({
+      phone_number: '+15550000000',
+      daemon_running: true,
+      leads: [
+        {
+          campaign: EVIL,
+          lead_id: 1,
+          state: 'pending',
+          reason: 'window-closed',
+          message: EVIL,
+          next_call_at: null,
+          zones: [],
+          zone_source: 'campaign',
+          regions: [],
+          contact_position: 0,
+          contacts: ['+15550000000', EVIL],
+          attempts: [{ id: 1, phone_number: '+15550000000', contact_position: 0, state: 'ended', outcome: 'voicemail', call_status: EVIL, call_id: null, detail: EVIL, created_at: '2026-11-25T12:00:00+00:00', ended_at: null }],
+        },
+      ],
+    }).text;
+    expect(out).not.toContain('<img');
+    // Campaign (attribute and text), message, contact, call status, detail.
+    expect(out.split(escapeHtml(EVIL)).length - 1).toBe(6);
+  });
+});
