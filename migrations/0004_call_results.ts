@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
@@ -44,109 +44,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('call_results_campaign').on('call_results').columns(['campaign_id', 'attempt_id']).execute();
   // The retention sweep: the oldest results whose personal data is still kept.
   await db.schema.createIndex('call_results_received').on('call_results').columns(['erased_at', 'received_at']).execute();
-  await createHookTables(db);
-}
-
-// Hooks (product.md section 9): an outbox of events for the systems that use the results.
-// `hook_subscriptions` is the daemon config's `hooks` (url × event type), written at start;
-// triggers on the state changes themselves write one outbox row per subscribed hook, so
-// the event is committed in the very transaction of the change, whichever code path
-// makes it (an outcome, a stuck call closed, an import's invalid row, a suppression, a
-// campaign completed), and nothing at all is written while no hook is configured.
-//
-// The tables are portable kysely; the triggers are SQLite (json_object, randomblob), as in
-// 0002: PostgreSQL would run the same INSERT … SELECT from one PL/pgSQL function per table
-// (json_build_object, gen_random_uuid()).
-async function createHookTables(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('hook_subscriptions')
-    .addColumn('hook_url', 'text', (c) => c.notNull())
-    // attempt.ended | lead.final | campaign.completed
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('hook_subscriptions_pk', ['type', 'hook_url'])
-    .execute();
-  await db.schema
-    .createTable('hook_outbox')
-    // delivery order: per hook and lead, in id order
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('hook_url', 'text', (c) => c.notNull())
-    // the body's "id": the same on every retry, for de-duplication by the receiver
-    .addColumn('event_id', 'text', (c) => c.notNull())
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('campaign_id', 'integer')
-    .addColumn('lead_id', 'integer')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    // the JSON body; null once erased (`campaignd forget`, retention)
-    .addColumn('body', 'text')
-    .addColumn('tries', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('next_try_at', 'bigint', (c) => c.notNull())
-    .addColumn('last_error', 'text')
-    .execute();
-  await db.schema.createIndex('hook_outbox_hook').on('hook_outbox').columns(['hook_url', 'id']).execute();
-  await db.schema.createIndex('hook_outbox_lead').on('hook_outbox').columns(['lead_id']).execute();
-  // A hook that answered 410 Gone: nothing more is sent to it (status shows it).
-  await db.schema
-    .createTable('hook_states')
-    .addColumn('hook_url', 'text', (c) => c.primaryKey())
-    .addColumn('disabled_at', 'bigint')
-    .addColumn('disabled_reason', 'text')
-    .execute();
-
-  const iso = (ms: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', (${ms}) / 1000.0, 'unixepoch')`;
-  const campaignJson = (id: string) => `(select json_object('id', c.id, 'name', c.name, 'state', c.state) from campaigns c where c.id = ${id})`;
-  const leadJson = (id: string) =>
-    `(select json_object('id', l.id, 'phone_number', l.phone_number, 'state', l.state, 'state_reason', l.state_reason, 'variables', json(l.variables_json)) from leads l where l.id = ${id})`;
-  const attemptJson = (id: string) => `(select json_object(
-      'id', a.id, 'phone_number', a.phone_number, 'contact_position', a.contact_position, 'state', a.state, 'outcome', a.outcome,
-      'call_id', a.call_id, 'call_status', coalesce(r.status, a.call_status), 'answered_by', coalesce(a.answered_by, r.answered_by),
-      'sent_at', ${iso('coalesce(a.sent_at, a.created_at)')}, 'ended_at', ${iso('a.ended_at')}, 'duration_seconds', r.duration_seconds,
-      'cost', r.cost, 'recording_url', r.recording_url, 'transcript', json(r.transcript_json), 'extracted_variables', json(r.extracted_json),
-      'evaluation', json(r.evaluation_json))
-    from attempts a left join call_results r on r.attempt_id = a.id where a.id = ${id})`;
-  const lastAttemptJson = (leadId: string) => attemptJson(`(select max(x.id) from attempts x where x.lead_id = ${leadId} and x.state = 'ended')`);
-  const insert = (type: string, at: string, campaignId: string, leadId: string, data: string) => `
-      INSERT INTO hook_outbox (hook_url, event_id, type, campaign_id, lead_id, created_at, body, next_try_at)
-      SELECT s.hook_url, e.id, '${type}', ${campaignId}, ${leadId}, ${at},
-        json_object('id', e.id, 'type', '${type}', 'created_at', ${iso(at)}, 'data', json(${data})), ${at}
-      FROM hook_subscriptions s, (SELECT lower(hex(randomblob(16))) AS id) e
-      WHERE s.type = '${type}';`;
-  const FINAL = `('completed', 'reached-max-retries', 'invalid', 'suppressed')`;
-
-  await sql
-    .raw(
-      `CREATE TRIGGER hooks_attempt_ended AFTER UPDATE OF state ON attempts
-       WHEN NEW.state = 'ended' AND OLD.state IS NOT 'ended'
-       BEGIN ${insert('attempt.ended', 'coalesce(NEW.ended_at, 0)', 'NEW.campaign_id', 'NEW.lead_id', `json_object('campaign', json(${campaignJson('NEW.campaign_id')}), 'lead', json(${leadJson('NEW.lead_id')}), 'attempt', json(${attemptJson('NEW.id')}))`)} END`,
-    )
-    .execute(db);
-  const leadFinal = `json_object('campaign', json(${campaignJson('NEW.campaign_id')}), 'lead', json(${leadJson('NEW.id')}), 'attempt', json(${lastAttemptJson('NEW.id')}))`;
-  await sql
-    .raw(
-      `CREATE TRIGGER hooks_lead_final AFTER UPDATE OF state ON leads
-       WHEN NEW.state IN ${FINAL} AND OLD.state NOT IN ${FINAL}
-       BEGIN ${insert('lead.final', 'NEW.updated_at', 'NEW.campaign_id', 'NEW.id', leadFinal)} END`,
-    )
-    .execute(db);
-  // Leads final from the start: invalid rows of an import, numbers already suppressed.
-  await sql
-    .raw(
-      `CREATE TRIGGER hooks_lead_final_insert AFTER INSERT ON leads
-       WHEN NEW.state IN ${FINAL}
-       BEGIN ${insert('lead.final', 'NEW.updated_at', 'NEW.campaign_id', 'NEW.id', leadFinal)} END`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER hooks_campaign_completed AFTER UPDATE OF state ON campaigns
-       WHEN NEW.state = 'completed' AND OLD.state IS NOT 'completed'
-       BEGIN ${insert('campaign.completed', 'coalesce(NEW.completed_at, NEW.updated_at)', 'NEW.id', 'NULL', `json_object('campaign', json(${campaignJson('NEW.id')}), 'lead', json('null'), 'attempt', json('null'))`)} END`,
-    )
-    .execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const trigger of ['hooks_attempt_ended', 'hooks_lead_final', 'hooks_lead_final_insert', 'hooks_campaign_completed']) {
-    await sql.raw(`DROP TRIGGER IF EXISTS ${trigger}`).execute(db);
-  }
-  for (const table of ['hook_states', 'hook_outbox', 'hook_subscriptions', 'call_results']) await db.schema.dropTable(table).ifExists().execute();
+  await db.schema.dropTable('call_results').ifExists().execute();
 }

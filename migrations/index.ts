@@ -5,6 +5,7 @@ import * as m0003 from './0003_provisional_index.js';
 import * as m0004 from './0004_call_results.js';
 import * as m0005 from './0005_phone_attempt_times.js';
 import * as m0006 from './0006_daemon_api_counters.js';
+import * as m0007 from './0007_hooks.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0004_call_results': m0004,
   '0005_phone_attempt_times': m0005,
   '0006_daemon_api_counters': m0006,
+  '0007_hooks': m0007,
 };

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { HookEventType } from '../store/results-hook-types.js';
 import type { Database } from '../store/types.js';
 
-// The hook tables (migrations/0004_call_results.ts): subscriptions written from the
+// The hook tables (migrations/0007_hooks.ts): subscriptions written from the
 // config, the outbox the triggers fill, and the hooks disabled by a 410.
 
 export interface HookConfigEntry {

@@ -20,7 +20,7 @@ export interface HookStatus {
 
 /** Every hook with a backlog or disabled; empty on a database from before hooks. */
 export async function collectHookStatus(db: Kysely<Database>, now: number): Promise<HookStatus[]> {
-  if (!(await hasMigration(db, '0004_call_results'))) return [];
+  if (!(await hasMigration(db, '0007_hooks'))) return [];
   return (await hookBacklogs(db)).map((b) => ({
     url: b.url,
     backlog: b.backlog,

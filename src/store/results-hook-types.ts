@@ -1,4 +1,4 @@
-// Row types of the hook tables of migrations/0004_call_results.ts. Times are epoch milliseconds.
+// Row types of the hook tables of migrations/0007_hooks.ts. Times are epoch milliseconds.
 
 export const HOOK_EVENT_TYPES = ['attempt.ended', 'lead.final', 'campaign.completed'] as const;
 export type HookEventType = (typeof HOOK_EVENT_TYPES)[number];
