@@ -96,6 +96,23 @@ describe('hook sender', () => {
     expect(await store.db.selectFrom('hook_outbox').select('id').where('hook_url', '=', url).execute()).toHaveLength(1);
   });
 
+  it('a hook URL that refuses connections: a clear log line, the event kept for the next try', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/refused`;
+    await new Promise((r) => probe.close(r));
+    await syncHookSubscriptions(store.db, [{ url, events: ['lead.final'] }]);
+    await store.db.updateTable('leads').set({ state: 'pending' }).execute();
+    await store.db.updateTable('leads').set({ state: 'suppressed' }).execute();
+    const logs = capturingLogger();
+    sender = startHookSender({ db: store.db, clock, logger: logs.logger, hooks: [{ url, secretEnv: 'S' }], secret: () => 'x' });
+    await waitUntil(async () => (await store.db.selectFrom('hook_outbox').select('tries').where('hook_url', '=', url).executeTakeFirst())?.tries === 1, { message: 'one failed try' });
+    const row = await store.db.selectFrom('hook_outbox').selectAll().where('hook_url', '=', url).executeTakeFirstOrThrow();
+    expect(row.last_error).toMatch(/ECONNREFUSED/);
+    expect(logs.lines.join('')).toMatch(/"msg":"hook delivery failed; will retry with backoff"/);
+  });
+
   it('forget erases the body of an undelivered event about the number; the sender drops it unsent', async () => {
     const report = await forgetNumber(store.db, '+4915112345678', { now: T0, keepCalling: true });
     expect(report.hookEvents).toBe(1);
