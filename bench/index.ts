@@ -31,6 +31,7 @@ const BENCHES: Bench[] = [
   { file: 'import-leads.ts', args: (q) => [q ? '200000' : '1000000'], parse: importFigures },
   { file: 'status.ts', args: (q) => [q ? '200000' : '1000000'], parse: statusFigures },
   { file: 'results-export.ts', args: (q) => (q ? ['--quick'] : []) },
+  { file: 'dashboard.ts', args: (q) => (q ? ['--quick'] : []) },
 ];
 
 const quick = isQuick();

@@ -1,3 +1,4 @@
+import type { HookStatus } from '../hooks/status.js';
 import type { CampaignStatus, DaemonStatus } from '../status/types.js';
 import { hourColumns, legend, meter, pct, stackedBar, type Segment } from './charts.js';
 import type { DashboardData } from './data.js';
@@ -42,7 +43,20 @@ export function renderDaemon(data: DashboardData): Html {
 <div><dt>API</dt><dd class="${d.api === 'ok' ? 'ok' : 'bad'}">${d.api}${d.api_detail ? html` <small>${d.api_detail}</small>` : ''}</dd></div>
 <div><dt>Rate budget</dt><dd>${fmt(r.sent)} requests sent · ${fmt(r.rate_limited)} × 429 · waited ${r.budget_wait_seconds} s <small>(limit ${data.rate_limit.requests_per_minute}/min, ${data.rate_limit.burst} per ${data.rate_limit.burst_window_seconds} s)</small></dd></div>
 <div><dt>Live calls</dt><dd><b>${fmt(live)}</b> over ${data.status.campaigns.length} campaign${data.status.campaigns.length === 1 ? '' : 's'}</dd></div>
-</dl>${d.problems.length > 0 ? html`<ul class="problems">${d.problems.map((p) => html`<li>${typeof p === 'string' ? p : JSON.stringify(p)}</li>`)}</ul>` : ''}`;
+${data.status.hooks ? renderBacklog(data.status.hooks) : ''}</dl>${d.problems.length > 0 ? html`<ul class="problems">${d.problems.map((p) => html`<li>${typeof p === 'string' ? p : JSON.stringify(p)}</li>`)}</ul>` : ''}`;
+}
+
+/** Results hooks: what waits to be delivered (status's `hooks`: only hooks with a backlog or disabled). */
+function renderBacklog(hooks: readonly HookStatus[]): Html {
+  const waiting = hooks.reduce((n, h) => n + h.backlog, 0);
+  return html`<div class="backlog"><dt>Results backlog</dt><dd class="${hooks.some((h) => h.disabled || h.failing > 0) ? 'bad' : ''}">${
+    hooks.length === 0
+      ? 'none waiting'
+      : html`<b>${fmt(waiting)}</b> undelivered${hooks.map(
+          (h) =>
+            html` · <span class="hook">${h.url}: ${h.disabled ? html`disabled since ${h.disabled.at}` : html`${fmt(h.backlog)}${h.oldest_undelivered_seconds !== null ? `, oldest ${h.oldest_undelivered_seconds} s` : ''}${h.failing > 0 ? `, ${fmt(h.failing)} failing` : ''}`}</span>`,
+        )}`
+  }</dd></div>`;
 }
 
 /** Every campaign as a card. */

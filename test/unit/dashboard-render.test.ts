@@ -31,6 +31,10 @@ function data(): DashboardData {
           completions_last_hour: 1,
         },
       ],
+      hooks: [
+        { url: `https://crm.example/${EVIL}`, backlog: 12, oldest_undelivered_seconds: 30, failing: 2, disabled: null },
+        { url: 'https://old.example/hook', backlog: 3, oldest_undelivered_seconds: 900, failing: 0, disabled: { at: '2026-11-25T11:00:00.000Z', reason: 'gone' } },
+      ],
     },
   };
 }
@@ -51,7 +55,10 @@ describe('dashboard HTML', () => {
     expect(page).toContain('<time datetime="2026-11-25T18:00:00+01:00" data-local>');
     // Only the daemon's own script and stylesheet.
     expect(page.match(/<script[^>]*>/g)).toEqual(['<script src="/dashboard/app.js" defer>']);
-    expect(page).not.toMatch(/https?:\/\//);
+    // The results backlog of the hooks.
+    expect(page).toMatch(/Results backlog<\/dt><dd class="bad"><b>15<\/b> undelivered/);
+    expect(page).toContain('disabled since 2026-11-25T11:00:00.000Z');
+    expect(page.replace(/https:\/\/(crm|old)\.example\//g, '')).not.toMatch(/https?:\/\//);
   });
 
   it('shows explain answers as text', () => {
