@@ -1,7 +1,7 @@
 // The dashboard in a real browser (Chromium from @sparticuz/chromium, driven by
 // playwright-core) against a real daemon process and the simulator: sign-in with the
 // token, the campaigns shown, a live update when a call ends, actions refused without the
-// token or the CSRF token (the store unchanged), pause from the page (the store says so),
+// token or the CSRF token (the store unchanged), pause and resume from the page (the store says so),
 // explain by phone number, and the results CSV downloaded and parsed.
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
@@ -131,6 +131,11 @@ describe('the dashboard in Chromium', () => {
     expect(await campaignState(ws, 'beta')).toBe('paused');
     await expect(page.locator('.campaign[data-campaign="beta"] .state').first().textContent()).resolves.toBe('paused');
     await expect(page.locator('.campaign[data-campaign="beta"] button.resume').count()).resolves.toBe(1);
+    // Resume, and pause again, so that the rest of the test runs with beta paused.
+    await Promise.all([page.waitForURL(`${url}/`), page.locator('.campaign[data-campaign="beta"] button.resume').click()]);
+    expect(await campaignState(ws, 'beta')).toBe('running');
+    await Promise.all([page.waitForURL(`${url}/`), page.locator('.campaign[data-campaign="beta"] button.pause').click()]);
+    expect(await campaignState(ws, 'beta')).toBe('paused');
 
     // Find a lead by its number: explain for the campaign holding it.
     await page.fill('#phone', alphaNums[3]!);
