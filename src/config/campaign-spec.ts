@@ -7,6 +7,7 @@
 // regulated, and campaignd never guesses when it may call them.
 import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
 import type { Field, Spec } from './spec.js';
+import { attemptCapField } from './attempt-cap-spec.js';
 
 /** Characters allowed in a campaign name: it is typed in commands. */
 export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -162,17 +163,7 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     description: "YAML rules by region (section 11), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
     example: '../calling-rules/us.yaml',
   },
-  max_attempts_per_number: {
-    spec: {
-      kind: 'object',
-      fields: {
-        count: { spec: { kind: 'integer', min: 1, max: 1000 }, required: true, description: 'Attempts allowed in the window.', example: 3 },
-        window_hours: { spec: { kind: 'integer', min: 1, max: 8760 }, required: true, description: 'Rolling window in hours.', example: 24 },
-      },
-    },
-    description: "At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (section 11).",
-    example: { count: 3, window_hours: 24 },
-  },
+  max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (section 11)."),
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

@@ -1,6 +1,7 @@
 // The daemon file as written (product.md 2.1): the single source of its checker and defaults.
 import type { Field, Spec } from './spec.js';
 import { HOOK_EVENT_TYPES } from '../store/results-hook-types.js';
+import { attemptCapField } from './attempt-cap-spec.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -63,17 +64,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   max_calls_in_parallel: { spec: { kind: 'integer', min: 1, max: 100_000 }, description: 'Optional account-wide cap on live calls over all campaigns.', example: 50 },
   suppression_file: { spec: { kind: 'path' }, description: 'Optional do-not-call list, one E.164 number a line.', example: './dnc.txt' },
   calling_rules: { spec: { kind: 'path' }, description: 'Optional YAML rules by region for every campaign (section 11); they only narrow windows.', example: './calling-rules/us.yaml' },
-  max_attempts_per_number: {
-    spec: {
-      kind: 'object',
-      fields: {
-        count: { spec: { kind: 'integer', min: 1, max: 1000 }, required: true, description: 'Attempts allowed in the window.', example: 3 },
-        window_hours: { spec: { kind: 'integer', min: 1, max: 8760 }, required: true, description: 'Rolling window in hours.', example: 24 },
-      },
-    },
-    description: 'Optional: at most count attempts to one number in any rolling window_hours, over all campaigns (section 11).',
-    example: { count: 3, window_hours: 24 },
-  },
+  max_attempts_per_number: attemptCapField('Optional: at most count attempts to one number in any rolling window_hours, over all campaigns (section 11).'),
   unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
   hooks: {
     spec: {

@@ -18,6 +18,7 @@ import { checkValue, type Field, type Spec } from '../config/spec.js';
 import { WEEKDAY_NAMES, type ConfigProblem, type WeekdayName } from '../config/types.js';
 import { holidayCalendarKnown } from './holidays.js';
 import type { DayHours, RegionRule } from './types.js';
+import { attemptCapField } from '../config/attempt-cap-spec.js';
 
 const time: Spec = { kind: 'time' };
 const hoursSpec: Spec = {
@@ -47,17 +48,7 @@ export const RULE_FIELDS: Readonly<Record<string, Field>> = {
   no_calls_on: { spec: { kind: 'list', item: { kind: 'enum', values: WEEKDAY_NAMES, noun: 'day name' } }, description: 'Weekdays without calls.', example: ['sunday'] },
   public_holidays: { spec: { kind: 'boolean' }, default: false, description: "No calls on the region's public holidays (date-holidays calendar).", example: true },
   closed_dates: { spec: { kind: 'list', item: { kind: 'date' } }, default: [], description: 'Whole local dates without calls.', example: ['2026-12-24'] },
-  max_attempts_per_number: {
-    spec: {
-      kind: 'object',
-      fields: {
-        count: { spec: { kind: 'integer', min: 1, max: 1000 }, required: true, description: 'Attempts allowed in the window.', example: 3 },
-        window_hours: { spec: { kind: 'integer', min: 1, max: 8760 }, required: true, description: 'Length of the rolling window in hours.', example: 24 },
-      },
-    },
-    description: 'Attempts to one number (all campaigns) in any rolling window.',
-    example: { count: 3, window_hours: 24 },
-  },
+  max_attempts_per_number: attemptCapField('Attempts to one number (all campaigns) in any rolling window.'),
 };
 
 export const RULES_SPEC: Extract<Spec, { kind: 'object' }> = {

@@ -32,6 +32,8 @@ describe('loadConfig: a good config', () => {
       suppressionFile: path.join(fixtures, 'good/dnc.txt'),
       unknownAttemptSettleSeconds: 180,
       log: { level: 'info' },
+      hooks: [],
+      results: { keepTranscripts: true, retentionDays: null },
     });
     expect(daemonConfigHasErrors(loaded)).toBe(false);
   });

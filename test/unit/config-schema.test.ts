@@ -48,6 +48,8 @@ function leafFields(fields: Readonly<Record<string, Field>>, prefix = ''): strin
   return Object.entries(fields).flatMap(([key, field]) => {
     const spec = field.spec;
     if (spec.kind === 'object' && key !== 'lead_local_hours') return leafFields(spec.fields, `${prefix}${key}.`);
+    // A list of objects (hooks) is documented item field by item field: `hooks[].url`.
+    if (spec.kind === 'list' && spec.item.kind === 'object') return leafFields(spec.item.fields, `${prefix}${key}[].`);
     return [`${prefix}${key}`];
   });
 }
