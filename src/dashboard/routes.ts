@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { explainNumber } from '../explain/explain.js';
 import { readBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
+import { hasBody } from '../http/server.js';
 import { normalisePhone } from '../leads/phone.js';
 import type { Logger } from '../log/logger.js';
 import { exportResults } from '../results/export.js';
@@ -215,8 +216,4 @@ function asset(res: ServerResponse, text: string, type: string): void {
 function redirect(res: ServerResponse, location: string, cookie?: string): void {
   res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0, ...(cookie ? { 'Set-Cookie': cookie } : {}) });
   res.end();
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  return req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
 }

@@ -133,6 +133,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   };
 }
 
-function hasBody(req: IncomingMessage): boolean {
+/** Whether a request announces a body (which a refusal leaves unread). */
+export function hasBody(req: IncomingMessage): boolean {
   return req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
 }
