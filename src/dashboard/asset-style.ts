@@ -9,14 +9,14 @@ h2{font-size:16px;margin:0;display:inline}
 h3{font-size:12px;font-weight:600;color:var(--muted);margin:10px 0 4px;text-transform:uppercase;letter-spacing:.03em}
 h3 small{text-transform:none;font-weight:400;letter-spacing:0}
 small{color:var(--muted)}
-.top{display:flex;flex-wrap:wrap;align-items:center;gap:8px 16px;padding:12px 20px;background:var(--card);border-bottom:1px solid var(--line)}
+.top{display:grid;grid-template-columns:auto 1fr auto;align-items:center;gap:8px 16px;padding:12px 20px;background:var(--card);border-bottom:1px solid var(--line)}
 .facts{display:flex;flex-wrap:wrap;gap:4px 24px;margin:0}
 .facts div{display:flex;gap:6px}
 .facts dt{color:var(--muted)}
 .facts dd{margin:0}
 .ok{color:var(--ok)}.bad{color:var(--bad)}.muted{color:var(--muted)}
 .problems,.problem{color:var(--bad)}
-.logout{margin-left:auto}
+.logout{margin:0}
 .search{padding:12px 20px}
 .search input{width:16em;padding:5px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 button,.download{font:inherit;padding:5px 12px;border-radius:6px;border:1px solid var(--line);background:var(--card);color:var(--ink);cursor:pointer;text-decoration:none}
@@ -54,5 +54,5 @@ footer{padding:0 20px 16px;color:var(--muted);font-size:12px}
 .login form{display:flex;flex-direction:column;gap:8px}
 .login input{padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .none{color:var(--muted)}
-@media (max-width:520px){#campaigns{grid-template-columns:1fr;padding:0 8px 8px}.top,.search{padding:10px}}
+@media (max-width:520px){#campaigns{grid-template-columns:1fr;padding:0 8px 8px}.top{grid-template-columns:1fr auto}.top #daemon{grid-row:2;grid-column:1/3}.top,.search{padding:10px}}
 `;
