@@ -1,5 +1,6 @@
 
 import { CliError, EXIT, processIo, type CliIo } from './cli/io.js';
+import { version } from './version.js';
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
@@ -61,21 +62,3 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return EXIT.problems;
   }
 }
-
-let cachedVersion: string | undefined;
-
-/** The package version, from the nearest package.json above this file (src/, dist/src/ or the bundle's dist/app/). */
-export async function version(): Promise<string> {
-  if (cachedVersion) return cachedVersion;
-  const { readFile } = await import('node:fs/promises');
-  for (const rel of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(await readFile(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'campaignd' && pkg.version) return (cachedVersion = pkg.version);
-    } catch {
-      // not at this level
-    }
-  }
-  return (cachedVersion = '0.0.0');
-}
-

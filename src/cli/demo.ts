@@ -14,7 +14,7 @@ import { openDatabase } from '../store/database.js';
 import { collectStatus } from '../status/collect.js';
 import { renderStatus } from '../status/render.js';
 import { scaledClock, systemClock } from '../time/clock.js';
-import { version } from '../main.js';
+import { version } from '../version.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { runCommand } from './run.js';

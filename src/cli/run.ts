@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { createServiceClient } from '../service/client.js';
 import { NewerSchemaError } from '../store/migrate.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { version } from '../main.js';
+import { version } from '../version.js';
 import { resolveConfigPath } from './config-path.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 

@@ -8,7 +8,7 @@ import type { StatusReport } from '../status/types.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { openReadStore } from './read-store.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { version } from '../main.js';
+import { version } from '../version.js';
 
 export const STATUS_HELP = `Usage: campaignd status [CAMPAIGN] [--config FILE] [--json] [--watch]
 
