@@ -1,20 +1,8 @@
-import type { Clock } from '../time/clock.js';
-import type { Logger } from '../log/logger.js';
-import { drawPlan, type PlanSettings } from './call-plan.js';
+import { drawPlan } from './call-plan.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
 import type { SimState } from './state.js';
 import type { FixedOutcome, SimAssistant, SimCall, SimLead, SimUser } from './types.js';
 import { sendPostCallWebhook } from './webhook-sender.js';
-
-/** What the lifecycle needs besides the state. */
-export interface LifecycleDeps {
-  state: SimState;
-  clock: Clock;
-  networkClock: Clock;
-  plan: PlanSettings;
-  origin: () => string;
-  webhookTimeoutMs: number;
-  logger: Logger;
-}
 
 const DIAL_SECONDS = 1;
 

@@ -1,5 +1,6 @@
 import { E164_PATTERN, listCallsQuery, makeCallRequest } from '../service/schema/requests.js';
-import { placeCall, type LifecycleDeps } from './call-lifecycle.js';
+import { placeCall } from './call-lifecycle.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
 import { isObject, json, message, validationFailed, type Handler } from './http-util.js';
 import { paginate, parseWith, queryObject } from './pagination.js';
 import { callRecord } from './records.js';

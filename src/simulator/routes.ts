@@ -1,4 +1,4 @@
-import type { LifecycleDeps } from './call-lifecycle.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
 import type { Handler } from './http-util.js';
 import {
   createAssistant,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger } from '../log/logger.js';
-import type { LifecycleDeps } from './call-lifecycle.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
 import { outcomeShares } from './call-plan.js';
 import { handleControl } from './controls.js';
 import { Faults } from './faults.js';

@@ -1,5 +1,5 @@
 import { CONNECTED_CALL_STATUSES } from '../service/schema/constants.js';
-import type { LifecycleDeps } from './call-lifecycle.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
 import { campaignRecord } from './records.js';
 import { plainTime } from './time-format.js';
 import type { SimAssistant, SimCall, WebhookDelivery } from './types.js';
