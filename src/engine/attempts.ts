@@ -177,6 +177,23 @@ const markEndedQuery = prepared((db, v: { id: number } & CallEnd) =>
     .where('state', 'in', LIVE_ATTEMPT_STATES_SQL),
 );
 
+/**
+ * `dialing` → `unknown` (rule 6): make_call may or may not have gone out (its answer was
+ * lost, unreadable or not recorded, or the process died before recording it). The attempt
+ * stays live, holding its number, until the call list or a webhook settles it, or
+ * `settleDeadline` passes. `owner` re-labels it when a new process takes it over at
+ * start-up. False when the attempt was not `dialing` any more.
+ */
+export async function markUnknown(db: Db, id: number, mark: { detail: string; settleDeadline: number; owner?: string }): Promise<boolean> {
+  const res = await db
+    .updateTable('attempts')
+    .set({ state: 'unknown', detail: mark.detail, settle_deadline: mark.settleDeadline, ...(mark.owner === undefined ? {} : { owner: mark.owner }) })
+    .where('id', '=', id)
+    .where('state', '=', 'dialing')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
 /** Conditionally moves an attempt from one of `from` to `to`; true when it moved. */
 export async function transitionAttempt(
   db: Db,

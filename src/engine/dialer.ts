@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { markPlaced, setCallId, transitionAttempt } from './attempts.js';
+import { markPlaced, markUnknown, setCallId, transitionAttempt } from './attempts.js';
 import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
 
@@ -107,7 +107,7 @@ async function recordFailure(ctx: DialContext, req: DialRequest, err: Classified
         // or a redirect after the POST: the call may exist, so the lead must not be dialled
         // again before the call list settles the attempt (rule 6). Dialing stops meanwhile.
         const detail = `make_call answer was not the API's (HTTP ${err.status ?? '?'}): the call may have been placed`;
-        await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'unknown', { detail, settle_deadline: now + ctx.settleMs });
+        await markUnknown(ctx.db, attempt.id, { detail, settleDeadline: now + ctx.settleMs });
         await event('unknown', { reason: detail });
         log.error({ reason: detail }, 'make_call answer was a login page, a redirect or not JSON; the attempt is unknown until the call list settles it');
         return { kind: 'token-rejected' };
@@ -145,7 +145,7 @@ async function recordFailure(ctx: DialContext, req: DialRequest, err: Classified
     case 'network': {
       // The call may exist. It stays live until the call list settles it (rule 6).
       const detail = err.kind === 'server' ? `server error ${err.status ?? ''}`.trim() : 'connection failed or timed out';
-      await transitionAttempt(ctx.db, attempt.id, ['dialing'], 'unknown', { detail, settle_deadline: now + ctx.settleMs });
+      await markUnknown(ctx.db, attempt.id, { detail, settleDeadline: now + ctx.settleMs });
       await event('unknown', { reason: detail });
       log.warn({ reason: detail }, 'make_call answer lost; the attempt is unknown until the call list settles it');
       return { kind: 'unknown', detail };

@@ -4,7 +4,7 @@ import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, oldestPlacedAt, transitionAttempt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from './attempts.js';
+import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, markUnknown, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from './attempts.js';
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
@@ -354,7 +354,7 @@ export function createEngine(opts: EngineOptions) {
   async function markUnknownAfterStoreError(attemptId: number, detail: string): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
-        await transitionAttempt(db, attemptId, ['dialing'], 'unknown', { detail, settle_deadline: clock.now() + settleMs });
+        await markUnknown(db, attemptId, { detail, settleDeadline: clock.now() + settleMs });
         return;
       } catch (err) {
         if (tries >= STORE_RETRY_TRIES || stopping) {

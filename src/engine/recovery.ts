@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import type { Database } from '../store/types.js';
+import { markUnknown } from './attempts.js';
 
 /**
  * At start-up, an attempt still `dialing` belongs to a process that died between
@@ -22,12 +23,7 @@ export async function recoverUnfinishedAttempts(
     .where('state', '=', 'dialing')
     .execute();
   for (const a of stale) {
-    await db
-      .updateTable('attempts')
-      .set({ state: 'unknown', detail: 'found unfinished at start-up', settle_deadline: opts.now + opts.settleMs, owner: opts.owner })
-      .where('id', '=', a.id)
-      .where('state', '=', 'dialing')
-      .execute();
+    await markUnknown(db, a.id, { detail: 'found unfinished at start-up', settleDeadline: opts.now + opts.settleMs, owner: opts.owner });
     await recordEvent(db, { at: opts.now, campaignId: a.campaign_id, leadId: a.lead_id, attemptId: a.id, kind: 'recovered-unknown' });
   }
   if (stale.length > 0) opts.logger.warn({ count: stale.length }, 'attempts found unfinished after a stop; following them as unknown');
