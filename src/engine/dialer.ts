@@ -5,6 +5,7 @@ import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { markPlaced, markUnknown, setCallId, transitionAttempt } from './attempts.js';
 import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
+import { ACCOUNT_PAUSE_MS, RATE_LIMIT_WAIT_MS } from './policy.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
 
 // Sends make_call for one committed attempt and records what the answer proves
@@ -40,8 +41,6 @@ export interface DialRequest {
   /** When a "not sent" lead may be tried again (the next window opening). */
   retryAtIfNotSent: () => number;
 }
-
-const ACCOUNT_PAUSE_MS = 5 * 60_000;
 
 /** Places one call and records the outcome of the request. Never throws. */
 export async function dial(ctx: DialContext, req: DialRequest): Promise<DialReport> {
@@ -96,7 +95,7 @@ async function recordFailure(ctx: DialContext, req: DialRequest, err: Classified
     recordEvent(ctx.db, { at: now, campaignId: attempt.campaign_id, leadId: attempt.lead_id, attemptId: attempt.id, kind, data });
   switch (err.kind) {
     case 'rate-limited': {
-      const wait = err.retryAfterMs ?? 60_000;
+      const wait = err.retryAfterMs ?? RATE_LIMIT_WAIT_MS;
       await withdraw(ctx, attempt, now + wait, 'rate limited (429)', now);
       log.warn({ retryAfterMs: wait }, 'make_call rate limited; attempt put back uncounted');
       return { kind: 'rate-limited', retryAfterMs: wait };

@@ -8,6 +8,34 @@ import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirme
 import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
+import {
+  ACCOUNT_PAUSE_MS,
+  CALL_OVERDUE_MS,
+  CANDIDATE_MARGIN,
+  CLOCK_SKEW_MS,
+  CONFIRM_BATCH,
+  CONFIRM_WAIT_MS,
+  CONFIRM_WINDOW_MS,
+  CONTROL_CHECK_MS,
+  DEFAULT_MAX_DURATION_SECONDS,
+  MAX_SLEEP_MS,
+  PHONE_BUSY_DEFER_MS,
+  POLL_AWAITING_WEBHOOKS_MS,
+  POLL_BACKSTOP_MS,
+  POLL_LEARNING_MS,
+  POLL_MAX_GAP_MS,
+  POLL_MIN_GAP_MS,
+  POLL_OVERDUE_MS,
+  POLL_PER_CALL,
+  POLL_UNKNOWN_MS,
+  REMOTE_FOLLOW_MS,
+  STORE_RETRY_MS,
+  STORE_RETRY_TRIES,
+  STUCK_GRACE_MS,
+  TOKEN_PROBE_MS,
+  WEBHOOKS_HEALTHY_MS,
+  ZONE_WARNING_EVERY_MS,
+} from './policy.js';
 import { pollOnce, type ListOrder, type PollerOptions, type PollRound } from './poller.js';
 import type { EngineClient } from './ports.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
@@ -59,43 +87,7 @@ export interface EngineStatus {
   apiDetail: string | null;
 }
 
-const MAX_SLEEP_MS = 30_000;
 const WAKE = 'wake';
-const CONTROL_CHECK_MS = 1_000;
-const TOKEN_PROBE_MS = 30_000;
-const PHONE_BUSY_DEFER_MS = 30_000;
-/** Due leads read beyond the free slots, for those suppressed or outside their own hours. */
-const CANDIDATE_MARGIN = 8;
-const STORE_RETRY_TRIES = 10;
-const STORE_RETRY_MS = 1_000;
-const REMOTE_FOLLOW_MS = 60_000;
-const POLL_UNKNOWN_MS = 10_000;
-const POLL_BACKSTOP_MS = 300_000;
-const POLL_OVERDUE_MS = 120_000;
-/** Without webhooks (poll-plan.ts): listings per ended call aimed at, so a call costs ≈ 1.45 requests. */
-const POLL_PER_CALL = 0.45;
-const POLL_MIN_GAP_MS = 1_000;
-/** The cadence while an assistant's call durations are still being learnt… */
-const POLL_LEARNING_MS = 10_000;
-/** …and while the first webhook is awaited (they usually make polling for ends needless). */
-const POLL_AWAITING_WEBHOOKS_MS = 20_000;
-/** The longest wait between listings while calls are live (the plan may stretch it to half a call). */
-const POLL_MAX_GAP_MS = 60_000;
-/** Webhook successes awaiting confirmation are listed once this many wait (about a page), or… */
-const CONFIRM_BATCH = 100;
-/** …once the oldest of them has waited this long (the backstop's cadence: a listing per ~20 calls). */
-const CONFIRM_WAIT_MS = 300_000;
-const ZONE_WARNING_EVERY_MS = 10 * 60_000;
-/** Webhooks count as arriving when one came within this long. */
-const WEBHOOKS_HEALTHY_MS = 10 * 60_000;
-/**
- * A webhook success is looked for in the call list (who answered?) this long after it
- * ended: long enough for a daemon stopped overnight; a complete listing that does not
- * show the call ends the search sooner.
- */
-const CONFIRM_WINDOW_MS = 24 * 3600_000;
-/** A call live this long without its webhook is looked for in the call list. */
-const CALL_OVERDUE_MS = 4 * 60_000;
 
 /** Creates the engine; nothing runs until `start()`. */
 export function createEngine(opts: EngineOptions) {
@@ -103,9 +95,9 @@ export function createEngine(opts: EngineOptions) {
   const log = logger.child({ component: 'engine' });
   const settleMs = opts.settleSeconds * 1000;
   const pollerOptions: PollerOptions = {
-    clockSkewMs: 60_000,
-    stuckGraceMs: 5 * 60_000,
-    defaultMaxDurationSeconds: 1200,
+    clockSkewMs: CLOCK_SKEW_MS,
+    stuckGraceMs: STUCK_GRACE_MS,
+    defaultMaxDurationSeconds: DEFAULT_MAX_DURATION_SECONDS,
     serverTimezone: opts.serverTimezone,
     confirmWindowMs: CONFIRM_WINDOW_MS,
     ...opts.poller,
@@ -390,7 +382,7 @@ export function createEngine(opts: EngineOptions) {
         await refreshCampaigns(true);
         return;
       case 'account-rejected':
-        accountPausedUntil = now + 5 * 60_000;
+        accountPausedUntil = now + ACCOUNT_PAUSE_MS;
         log.error({ detail: report.detail }, 'the service refused calls for the account; dialing pauses for 5 minutes');
         return;
       default:

@@ -1,5 +1,6 @@
 // One polling round run by hand, outside an engine: the deps and options a test passes
 // to pollOnce over a stack, with the parts a test controls (clock, client, durations).
+import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from '../../src/engine/policy.js';
 import type { PollerDeps, PollerOptions } from '../../src/engine/poller.js';
 import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -7,11 +8,11 @@ import { createGroupCommit } from '../../src/store/group-commit.js';
 import type { Stack } from './stack.js';
 
 export const POLLER_OPTIONS: PollerOptions = {
-  clockSkewMs: 60_000,
-  stuckGraceMs: 300_000,
-  defaultMaxDurationSeconds: 1200,
+  clockSkewMs: CLOCK_SKEW_MS,
+  stuckGraceMs: STUCK_GRACE_MS,
+  defaultMaxDurationSeconds: DEFAULT_MAX_DURATION_SECONDS,
   serverTimezone: 'UTC',
-  confirmWindowMs: 24 * 3_600_000,
+  confirmWindowMs: CONFIRM_WINDOW_MS,
 };
 
 /** pollOnce's deps over the stack's store and client, campaigns as they are now. */
