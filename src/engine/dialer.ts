@@ -3,8 +3,8 @@ import type { Logger } from '../log/logger.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { markPlaced, markUnknown, setCallId, transitionAttempt } from './attempts.js';
-import { leadBackUncounted, leadContactInvalid } from './lead-transitions.js';
+import { markPlaced, markUnknown, setCallId, transitionAttempt } from '../store/attempts.js';
+import { leadBackUncounted, leadContactInvalid } from '../store/lead-transitions.js';
 import { ACCOUNT_PAUSE_MS, RATE_LIMIT_WAIT_MS } from './policy.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
 

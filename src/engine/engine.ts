@@ -4,8 +4,8 @@ import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, markUnknown, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from './attempts.js';
-import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from './due-leads.js';
+import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, markUnknown, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from '../store/attempts.js';
+import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from '../store/due-leads.js';
 import { dial, type DialReport } from './dialer.js';
 import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
 import {

@@ -5,8 +5,8 @@ import { mergeCallResult } from '../store/results.js';
 import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
-import { markEnded, setCallId, transitionAttempt } from './attempts.js';
-import { leadAfterOutcome, reviseCompletedLead } from './lead-transitions.js';
+import { markEnded, setCallId, transitionAttempt } from '../store/attempts.js';
+import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 

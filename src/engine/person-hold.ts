@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isSuppressed } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
 import { capHold, capText } from './caps.js';
-import { deferLead, suppressLead, type DueLead } from './due-leads.js';
+import { deferLead, suppressLead, type DueLead } from '../store/due-leads.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // The scheduler's section-11 check of one due lead, kept out of the tick: is the person

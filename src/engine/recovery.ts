@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import type { Database } from '../store/types.js';
-import { markUnknown } from './attempts.js';
+import { markUnknown } from '../store/attempts.js';
 
 /**
  * At start-up, an attempt still `dialing` belongs to a process that died between

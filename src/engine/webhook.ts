@@ -1,6 +1,6 @@
 import { parseServiceTime, postCallWebhookSchema, type PostCallWebhook } from '../service/schema/records.js';
 import { createdAfterSend, createdByArrival } from './call-time.js';
-import { attemptByCallId, liveAttemptByPhone } from './attempts.js';
+import { attemptByCallId, liveAttemptByPhone } from '../store/attempts.js';
 import type { Transaction } from 'kysely';
 import type { AttemptRow, Database } from '../store/types.js';
 import { announceObservation, applyObservation, type CallObservation, type OutcomeContext } from './outcomes.js';

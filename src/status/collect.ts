@@ -5,7 +5,7 @@ import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
 import { campaignCounts, type CampaignCounts } from '../store/counts.js';
-import { unconfirmedCountsByCampaign } from '../engine/attempts.js';
+import { unconfirmedCountsByCampaign } from '../store/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
 import { FINISHED_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';

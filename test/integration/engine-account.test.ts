@@ -2,7 +2,7 @@
 // service refuses (insufficient balance), a call stuck in progress, and one number in
 // two campaigns (rule 3 across campaigns).
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimAttempts } from '../../src/engine/attempts.js';
+import { claimAttempts } from '../../src/store/attempts.js';
 import { pollOnce } from '../../src/engine/poller.js';
 import { assertNoCallsBetween, assertNoOverlapPerNumber, assertParallelLimit, callsByNumber } from '../helpers/invariants.js';
 import { pollerDeps, POLLER_OPTIONS } from '../helpers/poller.js';

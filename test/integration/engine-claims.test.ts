@@ -1,10 +1,10 @@
-// claimAttempts (src/engine/attempts.ts): a scheduler pass claims many leads in one
+// claimAttempts (src/store/attempts.ts): a scheduler pass claims many leads in one
 // transaction. Checked on real SQLite: results in input order, rule 3 against live calls
 // in the store AND within the batch, leads no longer due refused, every claim durable
 // before the call returns, and nothing half-claimed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { claimAttempts, type ClaimInput } from '../../src/engine/attempts.js';
+import { claimAttempts, type ClaimInput } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';

@@ -3,7 +3,7 @@
 // the whole day. An unknown attempt still gets the whole list (only a complete listing may
 // settle it as never placed).
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimAttempts } from '../../src/engine/attempts.js';
+import { claimAttempts } from '../../src/store/attempts.js';
 import { pollOnce, type ListOrder } from '../../src/engine/poller.js';
 import type { EngineClient } from '../../src/engine/ports.js';
 import { pollerDeps, POLLER_OPTIONS } from '../helpers/poller.js';

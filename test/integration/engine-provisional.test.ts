@@ -3,7 +3,7 @@
 // A campaign is complete only once that is known; a daemon stopped for hours still
 // checks them after its restart; and a success that no complete listing shows stands.
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimAttempts } from '../../src/engine/attempts.js';
+import { claimAttempts } from '../../src/store/attempts.js';
 import { pollOnce, PROVISIONAL_PER_ROUND } from '../../src/engine/poller.js';
 import { callsByNumber } from '../helpers/invariants.js';
 import { pollerDeps, POLLER_OPTIONS } from '../helpers/poller.js';

@@ -3,7 +3,7 @@
 // live attempt goes back to the queue, and a lead whose call is live is left alone.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { claimAttempts } from '../../src/engine/attempts.js';
+import { claimAttempts } from '../../src/store/attempts.js';
 import { recoverUnfinishedAttempts } from '../../src/engine/recovery.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';

@@ -2,7 +2,7 @@
 // before or after sending it, and a fresh engine started on the same database file.
 // In neither case is the person called twice.
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimAttempt } from '../../src/engine/attempts.js';
+import { claimAttempt } from '../../src/store/attempts.js';
 import { openDatabase } from '../../src/store/database.js';
 import type { AttemptRow } from '../../src/store/types.js';
 import { callsByNumber } from '../helpers/invariants.js';

@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { claimAttempts } from '../../src/engine/attempts.js';
+import { claimAttempts } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';

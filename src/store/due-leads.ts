@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { prepared } from '../store/prepared.js';
-import { DUE_LEAD_STATES_SQL } from '../store/state-lists.js';
-import type { Database } from '../store/types.js';
+import { prepared } from './prepared.js';
+import { DUE_LEAD_STATES_SQL } from './state-lists.js';
+import type { Database } from './types.js';
 
 // The hot queries of the scheduler. Both are served by the partial index leads_due
 // (campaign_id, next_due_at, id) WHERE state IN ('pending', 'retry-scheduled'), so

@@ -1,14 +1,14 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
-import { durableTransaction } from '../store/durable.js';
-import { prepared } from '../store/prepared.js';
-import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
+import { durableTransaction } from './durable.js';
+import { prepared } from './prepared.js';
+import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
 import {
   type AttemptRow,
   type AttemptState,
   type Database,
   type OutcomeClass,
   type OutcomeSource,
-} from '../store/types.js';
+} from './types.js';
 
 // The attempt repository: every state change of the at-most-once protocol (rule 6) is
 // a conditional UPDATE on the state it expects, so a late answer, a duplicate webhook or

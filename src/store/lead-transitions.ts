@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
-import type { AttemptRow, Database, LeadRow } from '../store/types.js';
-import { prepared } from '../store/prepared.js';
-import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-policy.js';
+import type { AttemptRow, Database, LeadRow } from './types.js';
+import { prepared } from './prepared.js';
+import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from '../engine/retry-policy.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
 // transaction that ended the attempt, so the attempt and its lead never disagree.
