@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AttemptCap } from '../rules/types.js';
+import { countedAttemptTimes } from '../store/attempts.js';
 import type { Database } from '../store/types.js';
 
 // Attempts per number (product.md section 11): every attempt to the number counts, in
@@ -18,9 +19,6 @@ export interface CapHold {
   until: number;
 }
 
-/** Attempt states that may have rung the person (rule 6: an unknown one may exist). */
-const COUNTED_STATES = sql`('dialing', 'placed', 'unknown', 'ended')`;
-
 /**
  * Longest a make_call request can take between its attempt row and the answer (client
  * timeouts are far shorter): attempts created this much before a window are still read,
@@ -38,13 +36,7 @@ const REQUEST_SLACK_MS = 3_600_000;
 export async function capHold(db: Db, caps: readonly AttemptCap[], phone: string, now: number): Promise<CapHold | null> {
   if (caps.length === 0) return null;
   const widest = Math.max(...caps.map((c) => c.windowHours)) * 3_600_000;
-  const rows = await db
-    .selectFrom('attempts')
-    .select(['created_at', 'answered_at', 'ended_at'])
-    .where('phone_number', '=', phone)
-    .where('created_at', '>', now - widest - REQUEST_SLACK_MS)
-    .where(sql<boolean>`state in ${COUNTED_STATES}`)
-    .execute();
+  const rows = await countedAttemptTimes(db, phone, now - widest - REQUEST_SLACK_MS);
   // Still live without an answer: the call may be created any moment, so it counts as now.
   const times = rows.map((r) => Number(r.answered_at ?? r.ended_at ?? Math.max(now, Number(r.created_at)))).sort((a, b) => b - a);
   let hold: CapHold | null = null;

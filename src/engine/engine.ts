@@ -4,8 +4,10 @@ import type { Clock } from '../time/clock.js';
 import { isOpen, nextOpening } from '../time/window.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { ApiStatus, Database } from '../store/types.js';
-import { claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, markUnknown, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from '../store/attempts.js';
-import { deferLead, dueLeads, hasActiveLeads, nextDueAt, suppressLead, type DueLead } from '../store/due-leads.js';
+import { anyUnknownAttempt, claimAttempts, listLiveAttempts, liveCountsByCampaign, newestUnconfirmedSuccess, markUnknown, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary, type ClaimInput } from '../store/attempts.js';
+import { campaignControlRows, completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../store/campaigns.js';
+import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../store/due-leads.js';
+import { suppressedNumbers } from '../store/suppressions.js';
 import { dial, type DialReport } from './dialer.js';
 import { nextPollAt, recordSample, type DurationSample } from './poll-plan.js';
 import {
@@ -186,7 +188,7 @@ export function createEngine(opts: EngineOptions) {
   }
 
   async function refreshCampaigns(force = false): Promise<void> {
-    const rows = await db.selectFrom('campaigns').select(['id', 'state', 'updated_at', 'problem']).orderBy('id').execute();
+    const rows = await campaignControlRows(db);
     const version = rows.map((r) => `${r.id}:${r.state}:${r.updated_at}:${r.problem ?? ''}`).join('|');
     if (!force && version === campaignsVersion) return;
     campaignsVersion = version;
@@ -195,8 +197,7 @@ export function createEngine(opts: EngineOptions) {
   }
 
   async function refreshSuppressions(): Promise<void> {
-    const rows = await db.selectFrom('suppressions').select('phone_number').execute();
-    suppressed = new Set(rows.map((r) => r.phone_number));
+    suppressed = await suppressedNumbers(db);
   }
 
   function dialingAllowed(now: number): boolean {
@@ -374,11 +375,7 @@ export function createEngine(opts: EngineOptions) {
         setApi('token-rejected', 'the service rejected the API token (401/403/redirect/HTML)');
         return;
       case 'assistant-not-found':
-        await db
-          .updateTable('campaigns')
-          .set({ problem: `assistant ${c.config.assistantId} not found by the service (404)`, updated_at: now })
-          .where('id', '=', c.id)
-          .execute();
+        await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, now);
         await refreshCampaigns(true);
         return;
       case 'account-rejected':
@@ -398,7 +395,7 @@ export function createEngine(opts: EngineOptions) {
   }
 
   async function reopen(c: RuntimeCampaign, now: number): Promise<void> {
-    await db.updateTable('campaigns').set({ state: 'running', completed_at: null, updated_at: now }).where('id', '=', c.id).where('state', '=', 'completed').execute();
+    await reopenCompletedCampaign(db, c.id, now);
     log.info({ campaign: c.name }, 'campaign has new leads; running again');
     await refreshCampaigns(true);
   }
@@ -413,9 +410,8 @@ export function createEngine(opts: EngineOptions) {
       if (unconfirmed >= lastPollAt) wakePoller();
       return;
     }
-    const any = await db.selectFrom('leads').select('id').where('campaign_id', '=', c.id).limit(1).executeTakeFirst();
-    if (!any) return;
-    await db.updateTable('campaigns').set({ state: 'completed', completed_at: now, updated_at: now }).where('id', '=', c.id).where('state', '=', 'running').execute();
+    if (!(await hasLeads(db, c.id))) return;
+    await completeRunningCampaign(db, c.id, now);
     log.info({ campaign: c.name }, 'campaign completed: every lead is final');
     await refreshCampaigns(true);
   }
@@ -454,8 +450,7 @@ export function createEngine(opts: EngineOptions) {
 
   async function pollTimeByState(): Promise<number> {
     if (api.api === 'token-rejected') return lastPollAt + TOKEN_PROBE_MS;
-    const unknown = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
-    if (unknown) return lastPollAt + POLL_UNKNOWN_MS;
+    if (await anyUnknownAttempt(db)) return lastPollAt + POLL_UNKNOWN_MS;
     const now = clock.now();
     const confirmAt = await confirmationDue(now);
     const webhooksHealthy = opts.webhooksEnabled && now - lastWebhookAt < WEBHOOKS_HEALTHY_MS;

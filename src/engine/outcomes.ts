@@ -5,7 +5,7 @@ import { mergeCallResult } from '../store/results.js';
 import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
-import { markEnded, setCallId, transitionAttempt } from '../store/attempts.js';
+import { markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
@@ -152,18 +152,10 @@ async function confirmProvisional(
   if (obs.callId && attempt.call_id === null) await setCallId(trx, attempt.id, obs.callId);
   const campaign = ctx.campaign(attempt.campaign_id);
   if (cls !== 'voicemail' || !campaign) {
-    await trx
-      .updateTable('attempts')
-      .set({ outcome_source: 'poll', answered_by: obs.answeredBy ?? null })
-      .where('id', '=', attempt.id)
-      .execute();
+    await markProvisionalConfirmed(trx, attempt.id, obs.answeredBy ?? null);
     return { result: 'confirmed' };
   }
-  await trx
-    .updateTable('attempts')
-    .set({ outcome: 'voicemail', outcome_source: 'poll', answered_by: obs.answeredBy ?? null })
-    .where('id', '=', attempt.id)
-    .execute();
+  await markProvisionalVoicemail(trx, attempt.id, obs.answeredBy ?? null);
   await reviseCompletedLead(trx, { ...attempt, outcome: 'voicemail' }, 'voicemail', campaign.config, now);
   return { result: 'revised', cls };
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { AttemptRow, Database } from '../store/types.js';
-import { finaliseUnconfirmed, listLiveAttempts, transitionAttempt, unconfirmedAttempts } from '../store/attempts.js';
+import { callIdsBoundOnPhones, finaliseUnconfirmed, listLiveAttempts, noteUnknownDetail, transitionAttempt, unconfirmedAttempts } from '../store/attempts.js';
 import { leadBackUncounted } from '../store/lead-transitions.js';
 import { couldBeUnderZoneDoubt, createdAfterSend, SETTLE_HELD_PREFIX, ZONE_DOUBT_MS } from './call-time.js';
 import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
@@ -216,15 +216,7 @@ function pickTarget(candidates: Target[], call: CallSummary, bound: Map<string, 
 }
 
 async function boundCallIds(db: Kysely<Database>, targets: Target[]): Promise<Map<string, number>> {
-  const phones = [...new Set(targets.map((t) => t.attempt.phone_number))];
-  if (phones.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('attempts')
-    .select(['id', 'call_id'])
-    .where('phone_number', 'in', phones)
-    .where('call_id', 'is not', null)
-    .execute();
-  return new Map(rows.map((r) => [String(r.call_id), r.id]));
+  return callIdsBoundOnPhones(db, [...new Set(targets.map((t) => t.attempt.phone_number))]);
 }
 
 /** Unknown attempts past their settle deadline with no call in a complete listing: never placed. */
@@ -270,7 +262,7 @@ async function withholdSettle(deps: PollerDeps, attempt: AttemptRow, doubt: Call
   const detail = `${SETTLE_HELD_PREFIX} call ${doubt.id} to this number could be this attempt's if the service's timestamps are not in api.server_timezone`;
   deps.onZoneDoubt?.(`unknown attempt ${attempt.id}: ${detail}`);
   if (attempt.detail === detail) return;
-  await deps.db.updateTable('attempts').set({ detail }).where('id', '=', attempt.id).where('state', '=', 'unknown').execute();
+  await noteUnknownDetail(deps.db, attempt.id, detail);
   deps.logger.warn({ attempt: attempt.id, callId: doubt.id }, 'unknown attempt not settled: a call to its number may be its own under another server zone');
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
+import { setCampaignStateById } from '../store/campaigns.js';
 import { recordEvent } from '../store/events.js';
 import type { CampaignState, Database } from '../store/types.js';
 import type { EngineClient } from './ports.js';
@@ -42,7 +43,7 @@ export async function followRemoteCampaigns(
     // First sight: only a stopped remote campaign is honoured (it must not be dialled).
     if (wanted === null || (previous === undefined && wanted !== 'stopped')) continue;
     if (c.state === wanted || c.state === 'completed') continue;
-    await db.updateTable('campaigns').set({ state: wanted, updated_at: now }).where('id', '=', c.id).execute();
+    await setCampaignStateById(db, c.id, wanted, now);
     await recordEvent(db, { at: now, campaignId: c.id, kind: 'state-changed', data: { from: c.state, to: wanted, by: `service campaign ${remoteId} (${remote})` } });
     logger.info({ campaign: c.name, remoteCampaign: remoteId, remote, state: wanted }, 'following the linked service campaign');
     changed = true;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { buildPersonWindow, numberRegions, personZones, type PersonInputs, type PersonWindow } from '../rules/person-window.js';
+import { listCampaignsById } from '../store/campaigns.js';
 import type { CampaignRow, CampaignState, Database } from '../store/types.js';
 import { leadLocalWindow, windowFromCampaign, type WindowSpec } from '../time/window.js';
 
@@ -74,6 +75,6 @@ export function runtimeCampaign(row: CampaignRow): RuntimeCampaign {
 
 /** Every campaign row as the engine sees it. */
 export async function loadRuntimeCampaigns(db: Kysely<Database>): Promise<RuntimeCampaign[]> {
-  const rows = await db.selectFrom('campaigns').selectAll().orderBy('id').execute();
+  const rows = await listCampaignsById(db);
   return rows.map(runtimeCampaign);
 }

@@ -194,6 +194,70 @@ export async function markUnknown(db: Db, id: number, mark: { detail: string; se
   return Number(res.numUpdatedRows) === 1;
 }
 
+/**
+ * Attempts still `dialing`, for start-up recovery: through the partial index of live
+ * attempts (the literal list), not a scan of every attempt ever made (at 1M attempts the
+ * scan alone filled the page cache at each start).
+ */
+export async function dialingAttempts(db: Db): Promise<Pick<AttemptRow, 'id' | 'campaign_id' | 'lead_id'>[]> {
+  return db
+    .selectFrom('attempts')
+    .select(['id', 'campaign_id', 'lead_id'])
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .where('state', '=', 'dialing')
+    .execute();
+}
+
+/** Whether any attempt is `unknown` (the call list is then read more often: it alone can settle one). */
+export async function anyUnknownAttempt(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Says on an unknown attempt why it is not settled yet; nothing when it is no longer unknown. */
+export async function noteUnknownDetail(db: Db, id: number, detail: string): Promise<void> {
+  await db.updateTable('attempts').set({ detail }).where('id', '=', id).where('state', '=', 'unknown').execute();
+}
+
+/** Call ids already bound to an attempt on any of `phones`, to the attempt's id: such a call is never matched to another. */
+export async function callIdsBoundOnPhones(db: Db, phones: readonly string[]): Promise<Map<string, number>> {
+  if (phones.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('attempts')
+    .select(['id', 'call_id'])
+    .where('phone_number', 'in', phones)
+    .where('call_id', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [String(r.call_id), r.id]));
+}
+
+/** A provisional webhook success confirmed by the call list: who answered, from the poll. */
+export async function markProvisionalConfirmed(db: Db, id: number, answeredBy: string | null): Promise<void> {
+  await db.updateTable('attempts').set({ outcome_source: 'poll', answered_by: answeredBy }).where('id', '=', id).execute();
+}
+
+/** A provisional webhook success the call list shows was a machine: the outcome becomes voicemail. */
+export async function markProvisionalVoicemail(db: Db, id: number, answeredBy: string | null): Promise<void> {
+  await db.updateTable('attempts').set({ outcome: 'voicemail', outcome_source: 'poll', answered_by: answeredBy }).where('id', '=', id).execute();
+}
+
+/** Attempt states that may have rung the person (rule 6: an unknown one may exist). */
+const COUNTED_STATES = sql`('dialing', 'placed', 'unknown', 'ended')`;
+
+/**
+ * The times of the attempts to `phone` created after `since` that may have rung the
+ * person, for the per-number caps (src/engine/caps.ts). One indexed query (attempts_phone_created).
+ */
+export async function countedAttemptTimes(db: Db, phone: string, since: number): Promise<Pick<AttemptRow, 'created_at' | 'answered_at' | 'ended_at'>[]> {
+  return db
+    .selectFrom('attempts')
+    .select(['created_at', 'answered_at', 'ended_at'])
+    .where('phone_number', '=', phone)
+    .where('created_at', '>', since)
+    .where(sql<boolean>`state in ${COUNTED_STATES}`)
+    .execute();
+}
+
 /** Conditionally moves an attempt from one of `from` to `to`; true when it moved. */
 export async function transitionAttempt(
   db: Db,

@@ -60,6 +60,31 @@ export async function setCampaignProblem(db: Kysely<Database>, id: number, probl
   await db.updateTable('campaigns').set({ problem, updated_at: now }).where('id', '=', id).execute();
 }
 
+/** Every campaign, by id, as the engine loads them. */
+export async function listCampaignsById(db: Kysely<Database>): Promise<CampaignRow[]> {
+  return db.selectFrom('campaigns').selectAll().orderBy('id').execute();
+}
+
+/** What the engine watches to notice a change made by another command (state, edits, problems), by id. */
+export async function campaignControlRows(db: Kysely<Database>): Promise<Pick<CampaignRow, 'id' | 'state' | 'updated_at' | 'problem'>[]> {
+  return db.selectFrom('campaigns').select(['id', 'state', 'updated_at', 'problem']).orderBy('id').execute();
+}
+
+/** Sets the state of the campaign with this id (as a linked service campaign asks), leaving completed_at as it is. */
+export async function setCampaignStateById(db: Kysely<Database>, id: number, state: CampaignState, now: number): Promise<void> {
+  await db.updateTable('campaigns').set({ state, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** A completed campaign that got new leads runs again; nothing happens to one in any other state. */
+export async function reopenCompletedCampaign(db: Kysely<Database>, id: number, now: number): Promise<void> {
+  await db.updateTable('campaigns').set({ state: 'running', completed_at: null, updated_at: now }).where('id', '=', id).where('state', '=', 'completed').execute();
+}
+
+/** A running campaign whose every lead is final becomes completed; nothing happens to one in any other state. */
+export async function completeRunningCampaign(db: Kysely<Database>, id: number, now: number): Promise<void> {
+  await db.updateTable('campaigns').set({ state: 'completed', completed_at: now, updated_at: now }).where('id', '=', id).where('state', '=', 'running').execute();
+}
+
 /** The campaign file as it was last loaded (stored so that status/explain work offline). */
 export function storedCampaignConfig(row: CampaignRow): CampaignConfig {
   return JSON.parse(row.config_json) as CampaignConfig;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { prepared } from './prepared.js';
-import { DUE_LEAD_STATES_SQL } from './state-lists.js';
+import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
 import type { Database } from './types.js';
 
 // The hot queries of the scheduler. Both are served by the partial index leads_due
@@ -72,6 +72,39 @@ export async function hasActiveLeads(db: Kysely<Database>, campaignId: number): 
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether the campaign has any lead at all (a campaign without leads is not complete, only empty). */
+export async function hasLeads(db: Kysely<Database>, campaignId: number): Promise<boolean> {
+  const row = await db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Leads left `calling` without a live attempt (killed between two statements of an older
+ * version, or an operator's edit) would never be dialled again: they are put back, due
+ * now. Returns how many.
+ */
+export async function requeueOrphanedCallingLeads(db: Kysely<Database>, now: number): Promise<number> {
+  const orphans = await db
+    .updateTable('leads')
+    .set({ state: 'retry-scheduled', next_due_at: now, updated_at: now, state_reason: 'recovered at start-up' })
+    // Campaign by campaign through the (campaign_id, state) index, not a scan of every lead.
+    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id'))
+    .where('state', '=', 'calling')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('attempts')
+            .select('attempts.id')
+            .whereRef('attempts.lead_id', '=', 'leads.id')
+            .where('attempts.state', 'in', LIVE_ATTEMPT_STATES_SQL),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(orphans.numUpdatedRows);
 }
 
 /** Moves a lead's due time (its own window is closed until then). */
