@@ -96,17 +96,21 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
     byAssistant.set(attempt.assistant_id, list);
   }
 
+  const listed = new Set<number>();
   for (const [assistantId, list] of byAssistant) {
     const complete = await pollAssistant(deps, opts, assistantId, list, round);
     if (!complete) continue;
+    listed.add(assistantId);
     round.settled += await settleUnmatched(deps, list, startedAt);
     round.finalised += await finaliseUnlisted(deps, list);
   }
   // Judged at the round's start, not after the listing: a call the listing showed in
   // progress is stuck only if it was still in progress past its limit. A clock that
   // jumped while the listing was in flight (a suspended host or VM) would otherwise
-  // close calls whose webhook was on its way, and lose their outcome.
-  round.stuck += await closeStuck(deps, opts, live, startedAt);
+  // close calls whose webhook was on its way, and lose their outcome. Only calls whose
+  // assistant was listed this round: a failed listing says nothing about them, and
+  // closing on the clock alone lost outcomes on a loaded machine.
+  round.stuck += await closeStuck(deps, opts, live.filter((a) => listed.has(a.assistant_id)), startedAt);
   return round;
 }
 
@@ -286,7 +290,9 @@ async function closeStuck(deps: PollerDeps, opts: PollerOptions, live: AttemptRo
   for (const attempt of live) {
     if (attempt.state !== 'placed') continue;
     const max = deps.maxDurationSeconds(attempt.assistant_id) ?? opts.defaultMaxDurationSeconds;
-    const limit = (attempt.sent_at ?? attempt.created_at) + max * 1000 + opts.stuckGraceMs;
+    // From the 2xx answer, which came after the call was created: sent_at is the intent's
+    // instant, and a make_call can wait minutes for the rate budget after it.
+    const limit = (attempt.answered_at ?? attempt.sent_at ?? attempt.created_at) + max * 1000 + opts.stuckGraceMs;
     if (listedAt < limit) continue;
     if (await closeStuckAttempt(deps, attempt, `still in progress after ${max} s + grace`)) closed++;
   }

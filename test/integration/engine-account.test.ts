@@ -131,6 +131,72 @@ describe('engine: account conditions', () => {
     expect(await attemptState()).toEqual({ state: 'ended', outcome: 'unknown', outcome_source: 'timeout' });
   });
 
+  it('a call whose make_call waited for the budget is judged stuck from its answer, not from the intent', async () => {
+    // The intent row is written at the claim; the request may then wait minutes for the
+    // rate budget, and the call only exists from then on.
+    const [phone] = phoneNumbers(1, 70);
+    stack = await startStack({
+      campaigns: [{ leads: [{ phone: phone! }] }],
+      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
+      webhooks: false,
+      startEngine: false,
+    });
+    const s = stack;
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
+    const claimedAt = s.clock.now() - 3 * 60_000;
+    const [claim] = await claimAttempts(s.db, [
+      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: claimedAt },
+    ]);
+    if (!claim?.ok) throw new Error('could not stage the attempt');
+    const answeredAt = s.clock.now();
+    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
+    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: claimedAt, answered_at: answeredAt }).where('id', '=', claim.attempt.id).execute();
+
+    const maxDuration = 600;
+    let now = claimedAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs + 60_000; // past the limit counted from the intent
+    const deps = await pollerDeps(s, { now: () => now, maxDurationSeconds: () => maxDuration });
+    expect(await pollOnce(deps, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 0 });
+    now = answeredAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs + 1; // past the limit counted from the answer
+    expect(await pollOnce(deps, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 1 });
+  });
+
+  it('a call past its limit is not closed as stuck by a round whose listing failed: only a listing can say it is still in progress', async () => {
+    // On a loaded machine (or a flaky network) the listing can fail; closing on the clock
+    // alone then lost outcomes whose webhook or next listing would have told them.
+    const [phone] = phoneNumbers(1, 60);
+    stack = await startStack({
+      campaigns: [{ leads: [{ phone: phone! }] }],
+      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
+      webhooks: false,
+      startEngine: false,
+    });
+    const s = stack;
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
+    const sentAt = s.clock.now();
+    const [claim] = await claimAttempts(s.db, [
+      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: sentAt },
+    ]);
+    if (!claim?.ok) throw new Error('could not stage the attempt');
+    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
+    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt }).where('id', '=', claim.attempt.id).execute();
+
+    const maxDuration = 600;
+    const now = sentAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs + 60_000;
+    const deps = await pollerDeps(s, { now: () => now, maxDurationSeconds: () => maxDuration });
+    const failing = {
+      ...s.engineClient,
+      async listCallsSince(): Promise<void> {
+        throw Object.assign(new Error('socket hang up'), { kind: 'network' });
+      },
+    };
+    expect(await pollOnce({ ...deps, client: failing }, POLLER_OPTIONS)).toMatchObject({ failed: 1, stuck: 0 });
+    const state = async () => (await s.db.selectFrom('attempts').select('state').where('id', '=', claim.attempt.id).executeTakeFirstOrThrow()).state;
+    expect(await state()).toBe('placed');
+    // The next listing shows it still in progress past the limit: now it is stuck.
+    expect(await pollOnce(deps, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 1 });
+    expect(await state()).toBe('ended');
+  });
+
   it('one number in two campaigns is never called twice at once (rule 3 across campaigns)', async () => {
     const shared = phoneNumbers(3, 30);
     stack = await startStack({
