@@ -126,7 +126,11 @@ export class HarnessClock implements Clock {
   }
 
   private tick(): void {
-    if (this.frozen > 0) return;
+    // Frozen, time stands still but what was already due still happens: with reads held
+    // back to back (adaptive polling) the ticks otherwise nearly all land in frozen spells,
+    // and simulated minutes passed in the short gaps between them without firing the
+    // simulator's timers (a 30 s ring lasted 25 minutes and looked like a stuck call).
+    if (this.frozen > 0) return this.fireDue();
     const real = performance.now();
     this.stalledMs += Math.max(0, real - this.lastReal - MAX_REAL_STEP_MS);
     this.virtual = this.now();
