@@ -15,6 +15,31 @@ afterEach(async () => {
   stack = null;
 });
 
+/**
+ * A stack whose one lead has a call the service keeps in progress, placed by hand outside an
+ * engine: make_call answered now, its intent written `intentEarlierMs` before (a wait for the budget).
+ */
+async function stagePlacedCall(phoneOffset: number, intentEarlierMs = 0): Promise<{ s: Stack; attemptId: number; sentAt: number; answeredAt: number }> {
+  const [phone] = phoneNumbers(1, phoneOffset);
+  stack = await startStack({
+    campaigns: [{ leads: [{ phone: phone! }] }],
+    fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
+    webhooks: false,
+    startEngine: false,
+  });
+  const s = stack;
+  const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
+  const answeredAt = s.clock.now();
+  const sentAt = answeredAt - intentEarlierMs;
+  const [claim] = await claimAttempts(s.db, [
+    { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: sentAt },
+  ]);
+  if (!claim?.ok) throw new Error('could not stage the attempt');
+  await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
+  await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt, answered_at: answeredAt }).where('id', '=', claim.attempt.id).execute();
+  return { s, attemptId: claim.attempt.id, sentAt, answeredAt };
+}
+
 describe('engine: account conditions', () => {
   it('a revoked token stops dialing (not the engine) and it recovers by itself once the token works again', async () => {
     const numbers = phoneNumbers(6);
@@ -94,22 +119,7 @@ describe('engine: account conditions', () => {
     // A host or VM suspended while the call list was being read wakes up hours later:
     // what the listing showed was true before the limit, so it proves nothing stuck
     // (the call's webhook may be on its way). The next round, started past the limit, decides.
-    const [phone] = phoneNumbers(1, 50);
-    stack = await startStack({
-      campaigns: [{ leads: [{ phone: phone! }] }],
-      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
-      webhooks: false,
-      startEngine: false,
-    });
-    const s = stack;
-    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
-    const sentAt = s.clock.now();
-    const [claim] = await claimAttempts(s.db, [
-      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: sentAt },
-    ]);
-    if (!claim?.ok) throw new Error('could not stage the attempt');
-    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
-    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt }).where('id', '=', claim.attempt.id).execute();
+    const { s, attemptId, sentAt } = await stagePlacedCall(50);
 
     const maxDuration = 600;
     const limit = sentAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs;
@@ -122,7 +132,7 @@ describe('engine: account conditions', () => {
         now += 2 * 3_600_000;
       },
     };
-    const attemptState = async () => s.db.selectFrom('attempts').select(['state', 'outcome', 'outcome_source']).where('id', '=', claim.attempt.id).executeTakeFirstOrThrow();
+    const attemptState = async () => s.db.selectFrom('attempts').select(['state', 'outcome', 'outcome_source']).where('id', '=', attemptId).executeTakeFirstOrThrow();
 
     expect(await pollOnce({ ...deps, client: suspendedDuringListing }, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 0 });
     expect(await attemptState()).toMatchObject({ state: 'placed' });
@@ -134,23 +144,7 @@ describe('engine: account conditions', () => {
   it('a call whose make_call waited for the budget is judged stuck from its answer, not from the intent', async () => {
     // The intent row is written at the claim; the request may then wait minutes for the
     // rate budget, and the call only exists from then on.
-    const [phone] = phoneNumbers(1, 70);
-    stack = await startStack({
-      campaigns: [{ leads: [{ phone: phone! }] }],
-      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
-      webhooks: false,
-      startEngine: false,
-    });
-    const s = stack;
-    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
-    const claimedAt = s.clock.now() - 3 * 60_000;
-    const [claim] = await claimAttempts(s.db, [
-      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: claimedAt },
-    ]);
-    if (!claim?.ok) throw new Error('could not stage the attempt');
-    const answeredAt = s.clock.now();
-    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
-    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: claimedAt, answered_at: answeredAt }).where('id', '=', claim.attempt.id).execute();
+    const { s, sentAt: claimedAt, answeredAt } = await stagePlacedCall(70, 3 * 60_000);
 
     const maxDuration = 600;
     let now = claimedAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs + 60_000; // past the limit counted from the intent
@@ -163,22 +157,7 @@ describe('engine: account conditions', () => {
   it('a call past its limit is not closed as stuck by a round whose listing failed: only a listing can say it is still in progress', async () => {
     // On a loaded machine (or a flaky network) the listing can fail; closing on the clock
     // alone then lost outcomes whose webhook or next listing would have told them.
-    const [phone] = phoneNumbers(1, 60);
-    stack = await startStack({
-      campaigns: [{ leads: [{ phone: phone! }] }],
-      fixedOutcomes: [{ phone_number: phone!, status: 'in-progress' }],
-      webhooks: false,
-      startEngine: false,
-    });
-    const s = stack;
-    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id', 'contact_position']).executeTakeFirstOrThrow();
-    const sentAt = s.clock.now();
-    const [claim] = await claimAttempts(s.db, [
-      { campaignId: lead.campaign_id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone!, assistantId: s.assistantId, owner: 'test', now: sentAt },
-    ]);
-    if (!claim?.ok) throw new Error('could not stage the attempt');
-    await s.client.makeCall({ phone_number: phone!, assistant_id: s.assistantId });
-    await s.db.updateTable('attempts').set({ state: 'placed', sent_at: sentAt }).where('id', '=', claim.attempt.id).execute();
+    const { s, attemptId, sentAt } = await stagePlacedCall(60);
 
     const maxDuration = 600;
     const now = sentAt + maxDuration * 1000 + POLLER_OPTIONS.stuckGraceMs + 60_000;
@@ -190,7 +169,7 @@ describe('engine: account conditions', () => {
       },
     };
     expect(await pollOnce({ ...deps, client: failing }, POLLER_OPTIONS)).toMatchObject({ failed: 1, stuck: 0 });
-    const state = async () => (await s.db.selectFrom('attempts').select('state').where('id', '=', claim.attempt.id).executeTakeFirstOrThrow()).state;
+    const state = async () => (await s.db.selectFrom('attempts').select('state').where('id', '=', attemptId).executeTakeFirstOrThrow()).state;
     expect(await state()).toBe('placed');
     // The next listing shows it still in progress past the limit: now it is stuck.
     expect(await pollOnce(deps, POLLER_OPTIONS)).toMatchObject({ matched: 1, stuck: 1 });
