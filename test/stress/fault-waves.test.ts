@@ -1,6 +1,6 @@
 // Issue 6 "Faults", black-box: a real daemon against a service answering with waves of
 // 5xx, 429 (header and body waits), latency, resets and dropped make_call connections.
-// Under the service's emulated rate limit with the daemon's budget set to that limit, the
+// Under the service's emulated rate limit with the daemon's budget set below it, the
 // daemon never trips the limiter; in every wave it finishes each lead and keeps every
 // dialing rule. Run against campaignd's simulator and against the independent fake.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,9 +16,13 @@ afterEach(async () => {
   ws = undefined;
 });
 
-// Exactly the services' limit (20 in any 10 s, 100 in any 60 s): the budget's two windows
-// mirror the limiter's, so the daemon needs no budget below it to never trip it.
-const BELOW_LIMIT = { perMinute: 100, burst: 20 };
+// Below the services' limit (20 in any 10 s, 100 in any 60 s): the test itself sends requests
+// with the daemon's token (it sets the assistant's webhook URL), which the service counts and
+// the daemon's budget cannot see, as any other client of the account would. At exactly the
+// limit the fake's burst window was tripped once in a run by such a request (stop 10); the
+// budget's own windows are proven at exactly the limit, with no other client, in
+// test/integration/rate-limit-live.test.ts.
+const BELOW_LIMIT = { perMinute: 80, burst: 15 };
 
 describe('fault waves against a real daemon (stress)', () => {
   it('simulator: 5xx, latency and lost answers under the emulated limit: finishes, and never trips the limiter', async () => {
