@@ -11,9 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import SqliteDatabase from 'better-sqlite3';
 import { openDatabase } from '../src/store/database.js';
-import { migrateToLatest } from '../src/store/migrate.js';
+import { openForBulkLoad } from './lib/big-store.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
 import { buildIfStale } from '../test/helpers/build.js';
@@ -89,14 +88,8 @@ function childrenCpuMs(): number {
 }
 
 async function build(file: string, LEADS: number): Promise<void> {
-  const setup = openDatabase(file);
-  await migrateToLatest(setup.db, { clock: { now: () => NOW } });
-  await setup.close();
-
+  const raw = await openForBulkLoad(file, NOW);
   const t0 = performance.now();
-  const raw = new SqliteDatabase(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = OFF');
   const insertCampaign = raw.prepare(
     `insert into campaigns (name, state, assistant_id, timezone, max_calls_in_parallel, config_json, created_at, updated_at)
      values (?, 'running', 12, 'Europe/Berlin', 50, ?, 0, 0)`,

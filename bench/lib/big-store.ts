@@ -25,15 +25,23 @@ export function bigStoreCampaignPhones(c: number, leads: number, campaigns: numb
   return phones;
 }
 
-/** Fills `file` (which must not exist) with `leads` leads over `campaigns` campaigns. */
-export async function buildBigStore(file: string, leads: number, campaigns: number, now: number): Promise<BigStoreSummary> {
+/**
+ * A new database `file` with the real schema, opened raw for bulk INSERTs: no fsync (a
+ * benchmark's store is rebuilt, never recovered). The caller closes it.
+ */
+export async function openForBulkLoad(file: string, now: number): Promise<SqliteDatabase.Database> {
   const setup = openDatabase(file);
   await migrateToLatest(setup.db, { clock: { now: () => now } });
   await setup.close();
-
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = OFF');
+  return raw;
+}
+
+/** Fills `file` (which must not exist) with `leads` leads over `campaigns` campaigns. */
+export async function buildBigStore(file: string, leads: number, campaigns: number, now: number): Promise<BigStoreSummary> {
+  const raw = await openForBulkLoad(file, now);
   const insertCampaign = raw.prepare(
     `insert into campaigns (name, state, assistant_id, timezone, max_calls_in_parallel, config_json, created_at, updated_at)
      values (?, 'running', 1, 'UTC', 10, ?, ?, ?)`,
