@@ -82,6 +82,14 @@ export class ManualClock implements Clock {
     return this.timers.length;
   }
 
+  /**
+   * Moves time forward by `ms` WITHOUT firing timers: a process stopped (SIGSTOP, a paused
+   * VM) sees time jump when it wakes, before any of its timers runs.
+   */
+  jump(ms: number): void {
+    this.current += Math.max(0, ms);
+  }
+
   /** Moves time forward by `ms`, firing every timer that falls due on the way. */
   async advance(ms: number): Promise<void> {
     await this.advanceTo(this.current + ms);
