@@ -8,6 +8,7 @@ import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource
 import { markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
+import { retryDecider } from './retry-policy.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // Applies what the service says about a call (webhook or call list) to its attempt and
@@ -103,7 +104,7 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
     endedAt,
   });
   if (!moved) return { result: 'ignored' };
-  await leadAfterOutcome(trx, attempt, cls, campaign.config, endedAt, now);
+  await leadAfterOutcome(trx, attempt, retryDecider(cls, campaign.config, endedAt), now);
   return { result: 'ended', cls };
 }
 
@@ -156,7 +157,7 @@ async function confirmProvisional(
     return { result: 'confirmed' };
   }
   await markProvisionalVoicemail(trx, attempt.id, obs.answeredBy ?? null);
-  await reviseCompletedLead(trx, { ...attempt, outcome: 'voicemail' }, 'voicemail', campaign.config, now);
+  await reviseCompletedLead(trx, attempt, retryDecider('voicemail', campaign.config, attempt.ended_at ?? now), now);
   return { result: 'revised', cls };
 }
 
@@ -172,7 +173,7 @@ export async function closeStuckAttempt(ctx: OutcomeContext, attempt: AttemptRow
       detail: reason,
       ended_at: now,
     });
-    if (moved) await leadAfterOutcome(trx, attempt, 'unknown', campaign.config, now, now);
+    if (moved) await leadAfterOutcome(trx, attempt, retryDecider('unknown', campaign.config, now), now);
     return moved;
   });
   if (closed) {

@@ -55,3 +55,29 @@ export function decideAfterAttempt(input: RetryInput): RetryDecision {
   const contacts = contactCount > 1 ? `; all ${contactCount} contacts tried` : '';
   return { kind: 'exhausted', reason: why + contacts };
 }
+
+/** The lead's counters as read where the decision is applied (inside the attempt's transaction). */
+export interface LeadCounters {
+  contact_position: number;
+  contact_count: number;
+  contact_attempts: number;
+}
+
+/** The decision for the lead an attempt ended with `outcome` left, given to the store to apply. */
+export function retryDecider(
+  outcome: AttemptOutcome,
+  campaign: { retryOn: readonly RetryableClass[]; maxRetries: number; retryIntervalSeconds: number },
+  endedAt: number,
+): (lead: LeadCounters) => RetryDecision {
+  return (lead) =>
+    decideAfterAttempt({
+      outcome,
+      retryOn: campaign.retryOn,
+      maxRetries: campaign.maxRetries,
+      retryIntervalSeconds: campaign.retryIntervalSeconds,
+      contactPosition: lead.contact_position,
+      contactCount: lead.contact_count,
+      contactAttempts: lead.contact_attempts,
+      endedAt,
+    });
+}

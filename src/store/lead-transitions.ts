@@ -1,16 +1,28 @@
 import type { Transaction } from 'kysely';
-import type { CampaignConfig } from '../config/types.js';
 import type { AttemptRow, Database, LeadRow } from './types.js';
 import { prepared } from './prepared.js';
-import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from '../engine/retry-policy.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
-// transaction that ended the attempt, so the attempt and its lead never disagree.
+// transaction that ended the attempt, so the attempt and its lead never disagree. The
+// engine decides (retry-policy.ts) and passes its decision in; the store only writes it.
 
 type Trx = Transaction<Database>;
 
 /** A lead with the number of its contacts (the primary included), as the retry policy needs it. */
-type LeadWithContacts = LeadRow & { contact_count: number };
+export type LeadWithContacts = LeadRow & { contact_count: number };
+
+/** The lead's next step after an attempt ended (the engine's retry policy returns one). */
+export type LeadDecision =
+  | { kind: 'complete' }
+  | { kind: 'retry'; nextDueAt: number }
+  | { kind: 'next-contact'; contactPosition: number; nextDueAt: number }
+  | { kind: 'exhausted'; reason: string };
+
+/**
+ * Decides from the lead as read inside the transaction (its contact and attempts on it),
+ * so a decision is never made on a stale row.
+ */
+export type DecideLead = (lead: LeadWithContacts) => LeadDecision;
 
 async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
   const [lead] = await leadQuery.rows(trx, { id: leadId });
@@ -31,7 +43,7 @@ const leadQuery = prepared((db, v: { id: number }) =>
     .where('id', '=', v.id),
 );
 
-async function applyDecision(trx: Trx, lead: LeadRow, decision: RetryDecision, now: number): Promise<void> {
+async function applyDecision(trx: Trx, lead: LeadRow, decision: LeadDecision, now: number): Promise<void> {
   switch (decision.kind) {
     case 'complete':
       await completeQuery.affected(trx, { id: lead.id, now });
@@ -66,48 +78,26 @@ const exhaustedQuery = prepared((db, v: { id: number; reason: string; now: numbe
   db.updateTable('leads').set({ state: 'reached-max-retries', state_reason: v.reason, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
 );
 
-/** Applies the retry policy (rule 4) to the lead's current contact. */
-async function decideAndApply(trx: Trx, lead: LeadWithContacts, outcome: AttemptOutcome, campaign: CampaignConfig, endedAt: number, now: number): Promise<RetryDecision> {
-  const decision = decideAfterAttempt({
-    outcome,
-    retryOn: campaign.retryOn,
-    maxRetries: campaign.maxRetries,
-    retryIntervalSeconds: campaign.retryIntervalSeconds,
-    contactPosition: lead.contact_position,
-    contactCount: lead.contact_count,
-    contactAttempts: lead.contact_attempts,
-    endedAt,
-  });
+/** Decides (rule 4) and writes the lead's next step. */
+async function decideAndApply(trx: Trx, lead: LeadWithContacts, decide: DecideLead, now: number): Promise<LeadDecision> {
+  const decision = decide(lead);
   await applyDecision(trx, lead, decision, now);
   return decision;
 }
 
-/** Decides the lead's next state after `attempt` ended with `outcome`. */
-export async function leadAfterOutcome(
-  trx: Trx,
-  attempt: AttemptRow,
-  outcome: AttemptOutcome,
-  campaign: CampaignConfig,
-  endedAt: number,
-  now: number,
-): Promise<RetryDecision | null> {
+/** Moves the lead to its next state after `attempt` ended, as `decide` says. */
+export async function leadAfterOutcome(trx: Trx, attempt: AttemptRow, decide: DecideLead, now: number): Promise<LeadDecision | null> {
   const lead = await loadLead(trx, attempt.lead_id);
   // A lead moved on already (a duplicate delivery, or an operator's change) is left alone.
   if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return null;
-  return decideAndApply(trx, lead, outcome, campaign, endedAt, now);
+  return decideAndApply(trx, lead, decide, now);
 }
 
 /**
  * A webhook said "success" but the call list later showed a machine answered: the lead
  * completed by that attempt is decided again as a voicemail, if nothing happened since.
  */
-export async function reviseCompletedLead(
-  trx: Trx,
-  attempt: AttemptRow,
-  outcome: AttemptOutcome,
-  campaign: CampaignConfig,
-  now: number,
-): Promise<RetryDecision | null> {
+export async function reviseCompletedLead(trx: Trx, attempt: AttemptRow, decide: DecideLead, now: number): Promise<LeadDecision | null> {
   const lead = await loadLead(trx, attempt.lead_id);
   if (!lead || lead.state !== 'completed') return null;
   const last = await trx
@@ -117,7 +107,7 @@ export async function reviseCompletedLead(
     .orderBy('id', 'desc')
     .executeTakeFirst();
   if (last?.id !== attempt.id) return null;
-  return decideAndApply(trx, lead, outcome, campaign, attempt.ended_at ?? now, now);
+  return decideAndApply(trx, lead, decide, now);
 }
 
 /**
