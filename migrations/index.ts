@@ -6,6 +6,7 @@ import * as m0004 from './0004_call_results.js';
 import * as m0005 from './0005_phone_attempt_times.js';
 import * as m0006 from './0006_daemon_api_counters.js';
 import * as m0007 from './0007_hooks.js';
+import * as m0008 from './0008_ha_lease.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0005_phone_attempt_times': m0005,
   '0006_daemon_api_counters': m0006,
   '0007_hooks': m0007,
+  '0008_ha_lease': m0008,
 };

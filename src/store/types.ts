@@ -106,6 +106,8 @@ export interface AttemptsTable {
   ended_at: number | null;
   settle_deadline: number | null;
   owner: string | null;
+  /** The lease token the claim was made under (PostgreSQL with several instances; migration 0008). */
+  fence_token: number | null;
 }
 
 export interface EventsTable {
@@ -156,6 +158,15 @@ export interface DaemonsTable {
   budget_wait_ms: Generated<number>;
 }
 
+/** The active instance's lease (src/store/lease.ts): one row, id 1. */
+export interface HaLeaseTable {
+  id: number;
+  holder: string;
+  token: number;
+  /** Epoch ms by the database's clock. */
+  expires_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -170,6 +181,7 @@ export interface Database {
   hook_subscriptions: HookSubscriptionsTable;
   hook_outbox: HookOutboxTable;
   hook_states: HookStatesTable;
+  ha_lease: HaLeaseTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
