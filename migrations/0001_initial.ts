@@ -1,21 +1,21 @@
 import { type Kysely, sql } from 'kysely';
+import { integer, withId } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 // Times are integer milliseconds since the epoch (bigint on PostgreSQL) so that the
 // same queries work on both engines and comparisons never parse strings.
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createTable('campaigns')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  const int = integer(db);
+  await withId(db, db.schema.createTable('campaigns'))
     .addColumn('name', 'text', (c) => c.notNull().unique())
     // running | paused | stopped | completed
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('assistant_id', 'integer', (c) => c.notNull())
+    .addColumn('assistant_id', int, (c) => c.notNull())
     // resolved IANA zone of the window (the file's, or the assistant's)
     .addColumn('timezone', 'text')
-    .addColumn('max_calls_in_parallel', 'integer', (c) => c.notNull())
-    .addColumn('remote_campaign_id', 'integer')
+    .addColumn('max_calls_in_parallel', int, (c) => c.notNull())
+    .addColumn('remote_campaign_id', int)
     // the normalised campaign file, so that status/explain work with the daemon down
     .addColumn('config_json', 'text', (c) => c.notNull())
     .addColumn('config_file', 'text')
@@ -26,10 +26,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('completed_at', 'bigint')
     .execute();
 
-  await db.schema
-    .createTable('leads')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('campaign_id', 'integer', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
+  await withId(db, db.schema.createTable('leads'))
+    .addColumn('campaign_id', int, (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
     // what makes a row "the same lead" on re-import: the primary number, or the
     // source row when the campaign allows duplicates, or the remote lead id
     .addColumn('dedupe_key', 'text', (c) => c.notNull())
@@ -44,12 +42,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     // earliest instant the lead may be dialled again (window aside); null when final
     .addColumn('next_due_at', 'bigint')
     // which contact is being worked: 0 = primary, 1.. = secondary contacts in order
-    .addColumn('contact_position', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('contact_position', int, (c) => c.notNull().defaultTo(0))
     // counted attempts on the current contact
-    .addColumn('contact_attempts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('remote_lead_id', 'integer')
+    .addColumn('contact_attempts', int, (c) => c.notNull().defaultTo(0))
+    .addColumn('remote_lead_id', int)
     .addColumn('source_file', 'text')
-    .addColumn('source_line', 'integer')
+    .addColumn('source_line', int)
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
@@ -72,29 +70,27 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('lead_contacts')
-    .addColumn('lead_id', 'integer', (c) => c.notNull().references('leads.id').onDelete('cascade'))
+    .addColumn('lead_id', int, (c) => c.notNull().references('leads.id').onDelete('cascade'))
     // 0 = primary (same number as leads.phone_number), 1.. = secondary in order
-    .addColumn('position', 'integer', (c) => c.notNull())
+    .addColumn('position', int, (c) => c.notNull())
     .addColumn('phone_number', 'text', (c) => c.notNull())
-    .addColumn('remote_lead_id', 'integer')
+    .addColumn('remote_lead_id', int)
     .addPrimaryKeyConstraint('lead_contacts_pk', ['lead_id', 'position'])
     .execute();
   await db.schema.createIndex('lead_contacts_phone').on('lead_contacts').column('phone_number').execute();
 
-  await db.schema
-    .createTable('attempts')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('campaign_id', 'integer', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
-    .addColumn('lead_id', 'integer', (c) => c.notNull().references('leads.id').onDelete('cascade'))
-    .addColumn('contact_position', 'integer', (c) => c.notNull())
+  await withId(db, db.schema.createTable('attempts'))
+    .addColumn('campaign_id', int, (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
+    .addColumn('lead_id', int, (c) => c.notNull().references('leads.id').onDelete('cascade'))
+    .addColumn('contact_position', int, (c) => c.notNull())
     .addColumn('phone_number', 'text', (c) => c.notNull())
-    .addColumn('assistant_id', 'integer', (c) => c.notNull())
+    .addColumn('assistant_id', int, (c) => c.notNull())
     // dialing (committed; make_call may be in flight) | placed (2xx) | unknown (may exist)
     //   → ended | rejected | withdrawn (not sent: 429, window closed, token rejected; not counted)
     //   | never-placed (unknown, settled as never placed; not counted)
     .addColumn('state', 'text', (c) => c.notNull())
     // 1 when the attempt uses up one of the contact's 1 + max_retries attempts
-    .addColumn('counted', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('counted', int, (c) => c.notNull().defaultTo(1))
     .addColumn('call_id', 'text')
     // the call's final status and answered_by, and the class they map to
     .addColumn('call_status', 'text')
@@ -135,13 +131,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The poller binds calls to attempts by number; a number's attempts are few.
   await db.schema.createIndex('attempts_phone').on('attempts').columns(['phone_number', 'id']).execute();
 
-  await db.schema
-    .createTable('events')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await withId(db, db.schema.createTable('events'))
     .addColumn('at', 'bigint', (c) => c.notNull())
-    .addColumn('campaign_id', 'integer')
-    .addColumn('lead_id', 'integer')
-    .addColumn('attempt_id', 'integer')
+    .addColumn('campaign_id', int)
+    .addColumn('lead_id', int)
+    .addColumn('attempt_id', int)
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('data_json', 'text')
     .execute();
@@ -157,7 +151,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('daemons')
     .addColumn('instance_id', 'text', (c) => c.primaryKey())
-    .addColumn('pid', 'integer', (c) => c.notNull())
+    .addColumn('pid', int, (c) => c.notNull())
     .addColumn('hostname', 'text', (c) => c.notNull())
     .addColumn('version', 'text', (c) => c.notNull())
     .addColumn('started_at', 'bigint', (c) => c.notNull())

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { integer, isPostgres } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
@@ -9,29 +10,29 @@ import { type Kysely, sql } from 'kysely';
 // engine transitions, suppression, recovery, an operator's SQL, cascades of a
 // campaign's deletion) keeps them right without knowing they exist.
 //
-// The counter tables and the backfill are portable kysely. The triggers are SQLite:
-// a PostgreSQL migration would create one PL/pgSQL function per table doing the same
-// INSERT … ON CONFLICT / UPDATE with OLD and NEW, and `CREATE TRIGGER … AFTER INSERT
-// OR UPDATE OF state, campaign_id OR DELETE ON leads FOR EACH ROW EXECUTE FUNCTION …`
-// (PostgreSQL fires row triggers on cascaded deletes too). With several daemons on one
+// The counter tables and the backfill are portable kysely. The triggers differ: SQLite's
+// are row triggers; PostgreSQL's (createPostgresTriggers below) are statement triggers
+// over transition tables, one grouped upsert per statement, so a 1,000-row insert of an
+// import moves each counter once rather than 1,000 times. With several daemons on one
 // PostgreSQL database each counter row would serialize the transactions that touch it
 // until they commit; if that ever shows, append delta rows and sum them instead.
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const int = integer(db);
   // No foreign keys to campaigns: a counter must never make a write fail (a lead left
   // behind by a campaign deleted with foreign keys off still updates its counter). A
   // trigger on campaigns removes a deleted campaign's counters instead.
   await db.schema
     .createTable('lead_counts')
-    .addColumn('campaign_id', 'integer', (c) => c.notNull())
+    .addColumn('campaign_id', int, (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('n', int, (c) => c.notNull())
     .addPrimaryKeyConstraint('lead_counts_pk', ['campaign_id', 'state'])
     .execute();
   await db.schema
     .createTable('attempt_counts')
-    .addColumn('campaign_id', 'integer', (c) => c.primaryKey())
-    .addColumn('n', 'integer', (c) => c.notNull())
+    .addColumn('campaign_id', int, (c) => c.primaryKey())
+    .addColumn('n', int, (c) => c.notNull())
     .execute();
 
   // "Leads finished in the last hour" (the status pace): a range of this partial index
@@ -45,6 +46,38 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('state'), 'in', ['completed', 'reached-max-retries'])
     .execute();
 
+  if (isPostgres(db)) await createPostgresTriggers(db);
+  else await createSqliteTriggers(db);
+
+  // Backfill inside the same transaction: the migrator's first statement took the write
+  // lock, so no write slips between these counts and the triggers taking over. Rows of
+  // a campaign that no longer exists are left out, as status never shows them.
+  const liveCampaigns = db.selectFrom('campaigns').select('id');
+  await db
+    .insertInto('lead_counts')
+    .columns(['campaign_id', 'state', 'n'])
+    .expression(
+      db
+        .selectFrom('leads')
+        .select(['campaign_id', 'state', (eb) => eb.fn.countAll().as('n')])
+        .where('campaign_id', 'in', liveCampaigns)
+        .groupBy(['campaign_id', 'state']),
+    )
+    .execute();
+  await db
+    .insertInto('attempt_counts')
+    .columns(['campaign_id', 'n'])
+    .expression(
+      db
+        .selectFrom('attempts')
+        .select(['campaign_id', (eb) => eb.fn.countAll().as('n')])
+        .where('campaign_id', 'in', liveCampaigns)
+        .groupBy('campaign_id'),
+    )
+    .execute();
+}
+
+async function createSqliteTriggers(db: Kysely<any>): Promise<void> {
   // A counter row is created by its first lead or attempt (upsert) and only decremented
   // by an UPDATE, so a delete never creates a row. `n` may reach 0 and stay.
   await sql`
@@ -95,38 +128,63 @@ export async function up(db: Kysely<any>): Promise<void> {
       DELETE FROM lead_counts WHERE campaign_id = OLD.id;
       DELETE FROM attempt_counts WHERE campaign_id = OLD.id;
     END`.execute(db);
+}
 
-  // Backfill inside the same transaction: the migrator's first statement took the write
-  // lock, so no write slips between these counts and the triggers taking over. Rows of
-  // a campaign that no longer exists are left out, as status never shows them.
-  const liveCampaigns = db.selectFrom('campaigns').select('id');
-  await db
-    .insertInto('lead_counts')
-    .columns(['campaign_id', 'state', 'n'])
-    .expression(
-      db
-        .selectFrom('leads')
-        .select(['campaign_id', 'state', (eb) => eb.fn.countAll().as('n')])
-        .where('campaign_id', 'in', liveCampaigns)
-        .groupBy(['campaign_id', 'state']),
+/**
+ * The same counters on PostgreSQL. A statement trigger with transition tables may name
+ * one event and no column list, so an UPDATE trigger sees every update of leads and
+ * counts only the rows whose state or campaign moved. Cascaded deletes run as statements
+ * too, so they fire these as well.
+ */
+async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
+  const counters = [
+    { table: 'leads', counts: 'lead_counts', key: ['campaign_id', 'state'] },
+    { table: 'attempts', counts: 'attempt_counts', key: ['campaign_id'] },
+  ];
+  for (const { table, counts, key } of counters) {
+    const cols = key.join(', ');
+    const moved = key.map((k) => `o.${k} IS DISTINCT FROM n.${k}`).join(' OR ');
+    const match = (alias: string) => key.map((k) => `${counts}.${k} = ${alias}.${k}`).join(' AND ');
+    const add = (rows: string) =>
+      `INSERT INTO ${counts} (${cols}, n) SELECT ${cols}, count(*) FROM ${rows} GROUP BY ${cols}
+         ON CONFLICT (${cols}) DO UPDATE SET n = ${counts}.n + excluded.n;`;
+    const subtract = (rows: string) =>
+      `UPDATE ${counts} SET n = ${counts}.n - d.k FROM (SELECT ${cols}, count(*) AS k FROM ${rows} GROUP BY ${cols}) d WHERE ${match('d')};`;
+    const movedRows = (side: 'o' | 'n') => `(SELECT ${key.map((k) => `${side}.${k}`).join(', ')} FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${moved}) m`;
+    const functions = {
+      insert: add('new_rows'),
+      delete: subtract('old_rows'),
+      update: `${subtract(movedRows('o'))}\n${add(movedRows('n'))}`,
+    };
+    for (const [event, body] of Object.entries(functions)) {
+      const name = `${table}_count_${event}`;
+      const tables = event === 'insert' ? 'NEW TABLE AS new_rows' : event === 'delete' ? 'OLD TABLE AS old_rows' : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
+      await sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
+      await sql.raw(`CREATE TRIGGER ${name} AFTER ${event.toUpperCase()} ON ${table} REFERENCING ${tables} FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`).execute(db);
+    }
+  }
+  await sql
+    .raw(
+      `CREATE FUNCTION campaigns_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         DELETE FROM lead_counts WHERE campaign_id = OLD.id;
+         DELETE FROM attempt_counts WHERE campaign_id = OLD.id;
+         RETURN NULL;
+       END $$`,
     )
-    .execute();
-  await db
-    .insertInto('attempt_counts')
-    .columns(['campaign_id', 'n'])
-    .expression(
-      db
-        .selectFrom('attempts')
-        .select(['campaign_id', (eb) => eb.fn.countAll().as('n')])
-        .where('campaign_id', 'in', liveCampaigns)
-        .groupBy('campaign_id'),
-    )
-    .execute();
+    .execute(db);
+  await sql.raw(`CREATE TRIGGER campaigns_counts_delete AFTER DELETE ON campaigns FOR EACH ROW EXECUTE FUNCTION campaigns_counts_delete()`).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const trigger of ['campaigns_counts_delete', 'attempts_count_update', 'attempts_count_delete', 'attempts_count_insert', 'leads_count_update', 'leads_count_delete', 'leads_count_insert']) {
-    await sql`DROP TRIGGER IF EXISTS ${sql.id(trigger)}`.execute(db);
+  if (isPostgres(db)) {
+    for (const fn of ['campaigns_counts_delete', 'attempts_count_update', 'attempts_count_delete', 'attempts_count_insert', 'leads_count_update', 'leads_count_delete', 'leads_count_insert']) {
+      await sql.raw(`DROP FUNCTION IF EXISTS ${fn}() CASCADE`).execute(db);
+    }
+  }
+  else {
+    for (const trigger of ['campaigns_counts_delete', 'attempts_count_update', 'attempts_count_delete', 'attempts_count_insert', 'leads_count_update', 'leads_count_delete', 'leads_count_insert']) {
+      await sql`DROP TRIGGER IF EXISTS ${sql.id(trigger)}`.execute(db);
+    }
   }
   await db.schema.dropIndex('leads_finished').ifExists().execute();
   await db.schema.dropTable('attempt_counts').ifExists().execute();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { integer } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
@@ -12,11 +13,12 @@ import type { Kysely } from 'kysely';
 // and PostgreSQL; JSON is kept as text so that both read it the same way.
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const int = integer(db);
   await db.schema
     .createTable('call_results')
-    .addColumn('attempt_id', 'integer', (c) => c.primaryKey().references('attempts.id').onDelete('cascade'))
-    .addColumn('campaign_id', 'integer', (c) => c.notNull())
-    .addColumn('lead_id', 'integer', (c) => c.notNull())
+    .addColumn('attempt_id', int, (c) => c.primaryKey().references('attempts.id').onDelete('cascade'))
+    .addColumn('campaign_id', int, (c) => c.notNull())
+    .addColumn('lead_id', int, (c) => c.notNull())
     .addColumn('call_id', 'text')
     // the service's own words, as it said them
     .addColumn('status', 'text')

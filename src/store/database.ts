@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { StoreDialect } from './dialect.js';
 import { SYNCHRONOUS_DEFAULT } from './durable.js';
 import type { Database } from './types.js';
 
-// The database factory: the ONLY file that knows the store is SQLite. Pragmas and
-// file handling live here so that a PostgreSQL factory can be added beside it without
-// touching the repositories or the engine.
+// The SQLite store factory: the ONLY file that knows SQLite's pragmas and files. Its
+// PostgreSQL counterpart is postgres.ts; open-store.ts picks one from the setting.
 
 export interface OpenDatabaseOptions {
   /** Open without write access (for `status` while the daemon writes). The file must exist. */
@@ -19,8 +19,9 @@ export interface OpenDatabaseOptions {
 /** An open store: the kysely handle, its file, and how to close it. */
 export interface DatabaseHandle {
   db: Kysely<Database>;
-  /** The file as opened (absolute unless ':memory:'). */
+  /** The file as opened (absolute unless ':memory:'), or the PostgreSQL URL without its password. */
   file: string;
+  dialect: StoreDialect;
   /** Copies what the write-ahead log holds into the database file, without blocking others. */
   checkpoint(): Promise<void>;
   close(): Promise<void>;
@@ -93,6 +94,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
   return {
     db,
     file: resolved,
+    dialect: 'sqlite',
     async checkpoint() {
       if (closed || memory || opts.readonly) return;
       sqlite.pragma('wal_checkpoint(PASSIVE)');

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { Database } from './types.js';
 
 // A transaction whose COMMIT survives a power cut, not only a process crash.
@@ -12,6 +13,9 @@ import type { Database } from './types.js';
 // level may not be changed inside a transaction"), so it is switched around BEGIN and
 // COMMIT, on one reserved connection so that no other query of this process slips in
 // between with the wrong setting.
+//
+// On PostgreSQL every commit is already flushed to the WAL before it returns
+// (synchronous_commit on, its default), so a durable transaction is a plain one.
 
 /** The connection's setting outside durable transactions (database.ts sets it at open). */
 export const SYNCHRONOUS_DEFAULT = 'NORMAL';
@@ -24,6 +28,7 @@ export const SYNCHRONOUS_DURABLE = 'FULL';
  * whether the transaction committed or rolled back.
  */
 export async function durableTransaction<T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  if (isPostgres(db)) return db.transaction().execute(fn);
   return db.connection().execute(async (conn) => {
     await sql`pragma synchronous = ${sql.raw(SYNCHRONOUS_DURABLE)}`.execute(conn);
     try {

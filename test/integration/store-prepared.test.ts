@@ -2,13 +2,14 @@
 // own values in the right places, constants of the query stay, and it works the same
 // through the database and inside a transaction.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { prepared } from '../../src/store/prepared.js';
 
 let handle: DatabaseHandle;
 beforeEach(async () => {
-  handle = openDatabase(':memory:');
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
   await handle.db
     .insertInto('suppressions')

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
 import { getCampaignByName, listCampaigns, setCampaignProblem, setCampaignState, storedCampaignConfig, upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { listLeadEvents, recordEvent } from '../../src/store/events.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { isSuppressed, readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../../src/store/suppressions.js';
@@ -12,7 +13,7 @@ import type { LeadState } from '../../src/store/types.js';
 
 let handle: DatabaseHandle;
 beforeEach(async () => {
-  handle = openDatabase(':memory:');
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
 });
 afterEach(async () => handle.close());

@@ -1,0 +1,83 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { DatabaseHandle } from './database.js';
+import { redactUrl, redactUrls } from './dialect.js';
+import type { Database } from './types.js';
+
+// The PostgreSQL store factory (product.md section 10): the same DatabaseHandle as the
+// SQLite one in database.ts, over a pg Pool.
+
+export interface OpenPostgresOptions {
+  /** Connect with every transaction read-only (`status`, `explain`). */
+  readonly?: boolean;
+  /** From PGPASSWORD or `database_password_file`; never part of the configured URL. */
+  password?: string;
+  /**
+   * Connections in the pool (default 1). The engine relies on one connection serialising
+   * its transactions, as SQLite's single connection does: a claim and the intent written
+   * after it never interleave with another transaction of the same process.
+   */
+  maxConnections?: number;
+  /** How long a statement may wait for a lock, in ms (default 5000), like SQLite's busy timeout. */
+  lockTimeoutMs?: number;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/**
+ * Counts, ids and epoch-ms times are int8 on PostgreSQL, which pg hands over as strings
+ * (a JavaScript number cannot hold every int8); ours stay far below 2^53, and the code
+ * expects numbers as SQLite gives them. Set on this pool only, not on pg globally.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (format !== 'binary' && (oid === INT8_OID || oid === NUMERIC_OID)) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+export function openPostgres(url: string, opts: OpenPostgresOptions = {}): DatabaseHandle {
+  const settings = [`-c lock_timeout=${Math.max(0, Math.floor(opts.lockTimeoutMs ?? 5000))}`];
+  if (opts.readonly) settings.push('-c default_transaction_read_only=on');
+  const pool = new pg.Pool({
+    connectionString: url,
+    ...(opts.password !== undefined ? { password: opts.password } : {}),
+    max: opts.maxConnections ?? 1,
+    types,
+    options: settings.join(' '),
+    application_name: 'campaignd',
+  });
+  // An idle connection that breaks (server restart) is dropped by the pool; the next
+  // query opens a new one and reports any error itself. Without a listener it would
+  // crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRedactedErrors(pool) }) });
+  let closed = false;
+  return {
+    db,
+    file: redactUrl(url),
+    dialect: 'postgres',
+    // PostgreSQL checkpoints by itself; commits are durable with synchronous_commit on.
+    async checkpoint() {},
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/** Connection errors may quote the URL: the password never reaches a message. */
+function withRedactedErrors(pool: pg.Pool): pg.Pool {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    try {
+      return await connect();
+    } catch (err) {
+      if (err instanceof Error) err.message = redactUrls(err.message);
+      throw err;
+    }
+  };
+  return pool;
+}

