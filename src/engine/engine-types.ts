@@ -1,0 +1,31 @@
+import type { ApiStatus } from '../store/types.js';
+
+// Types the supervisor (engine.ts) and its loops share; here so the loops need not import engine.ts.
+
+/** The narrow set of counters the engine reports to. */
+export interface EngineMetrics {
+  callPlaced(campaign: string): void;
+  outcome(campaign: string, outcomeClass: string): void;
+  liveCalls(campaign: string, n: number): void;
+  /** Completed leads whose webhook success awaits the call list (status `confirming`). */
+  confirming?(campaign: string, n: number): void;
+  unknownAttempt(): void;
+}
+
+export interface EngineStatus {
+  api: ApiStatus;
+  apiDetail: string | null;
+}
+
+/** One loop with one job, started and stopped by the supervisor. */
+export interface EngineLoop {
+  start(): void;
+  /** Stops at once: no new work is begun (work under way finishes on its own). */
+  stop(): void;
+  /** Settles when the loop has returned (immediately for a timer-driven one). */
+  done(): Promise<void>;
+}
+
+export function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

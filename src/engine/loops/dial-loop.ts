@@ -1,0 +1,312 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../../log/logger.js';
+import type { Clock } from '../../time/clock.js';
+import { isOpen } from '../../time/window.js';
+import type { GroupCommit } from '../../store/group-commit.js';
+import type { Database } from '../../store/types.js';
+import { claimAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
+import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../../store/campaigns.js';
+import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
+import type { CampaignView } from '../campaign-view.js';
+import { dial, type DialReport } from '../dialer.js';
+import { errText, type EngineLoop, type EngineMetrics } from '../engine-types.js';
+import { deferHeld, personHold } from '../person-hold.js';
+import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
+import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
+import type { EngineClient } from '../ports.js';
+import type { RuntimeCampaign } from '../runtime-campaign.js';
+import type { ServiceState } from '../service-state.js';
+import type { WakeSignal } from '../wake-signal.js';
+
+// The dial loop: claims due leads into free slots (all claims of a pass in one commit,
+// through claimAttempts, the store's one writer of intents) and hands each claimed attempt
+// to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
+// window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
+// campaigns to completed and back, since only a pass knows that no lead is left.
+
+/** What the dial loop asks of the loop that reads the call list. */
+export interface PollNudge {
+  /** Start of the last listing round. */
+  lastPollAt(): number;
+  /** Read the call list now (an unknown attempt, successes a completion waits for). */
+  urgent(): void;
+  /** A call was placed: the next listing may come sooner than planned. */
+  replan(): void;
+}
+
+export interface DialLoopDeps {
+  db: Kysely<Database>;
+  commit: GroupCommit;
+  client: EngineClient;
+  clock: Clock;
+  logger: Logger;
+  metrics?: EngineMetrics | undefined;
+  /** Identifies this daemon's in-flight attempts. */
+  instanceId: string;
+  accountMaxCalls?: number | undefined;
+  settleMs: number;
+  campaigns: CampaignView;
+  service: ServiceState;
+  /** Rung when a slot frees or the campaigns change. */
+  wake: WakeSignal;
+  poll: PollNudge;
+}
+
+export interface DialLoop extends EngineLoop {
+  /** Waits up to `graceMs` for the make_call requests in flight; true when some are still out. */
+  drain(graceMs: number): Promise<boolean>;
+  inflight(): number;
+}
+
+export function createDialLoop(deps: DialLoopDeps): DialLoop {
+  const { db, commit, client, clock, campaigns, service, poll } = deps;
+  const log = deps.logger;
+  const inflight = new Set<Promise<DialReport>>();
+  const campaignLoggers = new Map<string, Logger>();
+  let stopping = false;
+  let accountPausedUntil = 0;
+  let running: Promise<void> = Promise.resolve();
+
+  function gate(): DialGate {
+    return { stopping, tokenRejected: service.tokenRejected(), accountPausedUntil };
+  }
+
+  /** One child logger per campaign, made once: pino serialises a child's bindings when it is created. */
+  function campaignLogger(name: string): Logger {
+    let child = campaignLoggers.get(name);
+    if (!child) {
+      child = log.child({ campaign: name });
+      campaignLoggers.set(name, child);
+    }
+    return child;
+  }
+
+  /** The instant a lead may be called: the campaign window and the person's own (rule 1, section 11). */
+  function windowsOpen(c: RuntimeCampaign, lead: DueLead, at: number): boolean {
+    if (!isOpen(c.window, at)) return false;
+    return c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).isOpen(at);
+  }
+
+  /**
+   * One pass: fill the free slots of every running campaign with due leads, all claims
+   * committed in one transaction, then one dial each. Returns when to look again.
+   */
+  async function pass(): Promise<number> {
+    const now = clock.now();
+    if (!dialingAllowed(gate(), now)) return gateLookAt(gate(), now, MAX_SLEEP_MS);
+    const live = await liveCountsByCampaign(db);
+    for (const c of campaigns.values()) deps.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
+
+    const plan = planCampaigns(campaigns.values(), live, now);
+    const slots = new SlotPlan(deps.accountMaxCalls, live);
+    const picked: { c: RuntimeCampaign; lead: DueLead; input: ClaimInput }[] = [];
+    const nextDue: (number | null)[] = [];
+    for (const step of plan.steps) {
+      const c = step.campaign;
+      if (step.kind === 'check-reopen') {
+        if (await hasActiveLeads(db, c.id)) await reopen(c, now);
+        continue;
+      }
+      if (slots.begin(step) <= 0) continue; // a freed slot wakes us
+      // A few more than the free slots: some may be suppressed or outside their own hours.
+      const candidates = await dueLeads(db, c.id, now, slots.free + CANDIDATE_MARGIN);
+      const held: Parameters<typeof deferHeld>[1][number][] = [];
+      for (const lead of candidates) {
+        if (slots.free <= 0) break;
+        const phone = lead.contact_phone ?? lead.phone_number;
+        const suppressed = campaigns.suppressed(phone);
+        // Section 11: the person's zones, hours and regional rules, then attempts per number.
+        const hold = suppressed ? null : await personHold(db, c, lead, phone, now);
+        switch (slots.judge(phone, { suppressed, held: hold !== null })) {
+          case 'suppressed':
+            await suppressLead(db, lead.id, now);
+            break;
+          case 'held':
+            held.push({ leadId: lead.id, ...hold! });
+            break;
+          case 'phone-busy':
+            // Rule 3 within this pass: another lead (here or in another campaign) has this number.
+            await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
+            break;
+          case 'dial':
+            picked.push({
+              c,
+              lead,
+              input: { campaignId: c.id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone, assistantId: c.config.assistantId, owner: deps.instanceId, now },
+            });
+        }
+      }
+      // The leads held by section 11, deferred to their openings in one commit.
+      await deferHeld(db, held, now);
+      if (slots.free > 0) nextDue.push(await nextDueAt(db, c.id));
+      if (candidates.length === 0 && c.config.markCompleteWhenNoLeads && step.live === 0) {
+        await maybeComplete(c, now);
+      }
+    }
+
+    const claims = await claimAttempts(db, picked.map((p) => p.input));
+    let claimRefused = false;
+    for (const [i, claim] of claims.entries()) {
+      const { c, lead } = picked[i]!;
+      if (claim.ok) {
+        startDial(c, lead, claim.attempt);
+        continue;
+      }
+      // The slot counted for this lead is still free: look again at once for another.
+      claimRefused = true;
+      // Rule 3: wait for the other call to this number to end, without blocking the queue.
+      if (claim.reason === 'phone-live') await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
+    }
+    return nextPassAt({ now, maxSleepMs: MAX_SLEEP_MS, nextOpening: plan.nextOpening, nextDue, claimRefused });
+  }
+
+  function startDial(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt']): void {
+    let variables: Record<string, unknown> = {};
+    try {
+      variables = JSON.parse(lead.variables_json) as Record<string, unknown>;
+    } catch {
+      variables = {};
+    }
+    const task = dial(
+      { db, commit, client, logger: campaignLogger(c.name), now: () => clock.now(), settleMs: deps.settleMs },
+      {
+        attempt,
+        variables,
+        canSend: () => {
+          const current = campaigns.get(c.id);
+          const at = clock.now();
+          return dialingAllowed(gate(), at) && current?.state === 'running' && windowsOpen(c, lead, at);
+        },
+        retryAtIfNotSent: () => c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(clock.now()) ?? clock.now() + 3600_000,
+      },
+    )
+      .then(async (report) => {
+        await onDialReport(c, report);
+        return report;
+      })
+      .catch(async (err: unknown): Promise<DialReport> => {
+        // A store error (SQLITE_BUSY from another writer…) while recording the answer: the
+        // call may exist, so the attempt is followed as unknown and the call list settles
+        // it (rule 6). Left unhandled, the rejection would crash the daemon.
+        const detail = 'make_call result could not be recorded';
+        log.error({ err: errText(err), attempt: attempt.id }, detail);
+        await markUnknownAfterStoreError(attempt.id, detail);
+        poll.urgent();
+        return { kind: 'unknown', detail };
+      });
+    inflight.add(task);
+    void task.then(
+      (report) => {
+        inflight.delete(task);
+        // A placed (or unknown) call still holds its slot: waking the scheduler for it
+        // would only re-read the same counts. Every other answer frees the slot.
+        if (report.kind !== 'placed' && report.kind !== 'unknown') deps.wake.wake();
+      },
+      () => {
+        inflight.delete(task);
+        deps.wake.wake();
+      },
+    );
+  }
+
+  /** Moves a `dialing` attempt to unknown after a store error, trying again while the store is busy. */
+  async function markUnknownAfterStoreError(attemptId: number, detail: string): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await markUnknown(db, attemptId, { detail, settleDeadline: clock.now() + deps.settleMs });
+        return;
+      } catch (err) {
+        if (tries >= STORE_RETRY_TRIES || stopping) {
+          log.error({ err: errText(err), attempt: attemptId }, 'attempt left dialing; it is recovered as unknown at the next start');
+          return;
+        }
+        await clock.sleep(STORE_RETRY_MS);
+      }
+    }
+  }
+
+  async function onDialReport(c: RuntimeCampaign, report: DialReport): Promise<void> {
+    const now = clock.now();
+    switch (report.kind) {
+      case 'placed':
+        deps.metrics?.callPlaced(c.name);
+        poll.replan();
+        if (service.status().api !== 'ok') service.set('ok', null);
+        return;
+      case 'unknown':
+        deps.metrics?.unknownAttempt();
+        poll.urgent();
+        return;
+      case 'token-rejected':
+        service.tokenRefused();
+        return;
+      case 'assistant-not-found':
+        await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, now);
+        await campaigns.refresh(true);
+        return;
+      case 'account-rejected':
+        accountPausedUntil = now + ACCOUNT_PAUSE_MS;
+        log.error({ detail: report.detail }, 'the service refused calls for the account; dialing pauses for 5 minutes');
+        return;
+      default:
+        return;
+    }
+  }
+
+  async function reopen(c: RuntimeCampaign, now: number): Promise<void> {
+    await reopenCompletedCampaign(db, c.id, now);
+    log.info({ campaign: c.name }, 'campaign has new leads; running again');
+    await campaigns.refresh(true);
+  }
+
+  async function maybeComplete(c: RuntimeCampaign, now: number): Promise<void> {
+    if (await hasActiveLeads(db, c.id)) return;
+    // A webhook success may still turn out to be a voicemail (rule 5 retries it): the
+    // campaign is complete only once the call list has said who answered.
+    const unconfirmed = await newestUnconfirmedSuccess(db, c.id, now - CONFIRM_WINDOW_MS);
+    if (unconfirmed !== null) {
+      // One poll round that started after the last of them ended settles them all.
+      if (unconfirmed >= poll.lastPollAt()) poll.urgent();
+      return;
+    }
+    if (!(await hasLeads(db, c.id))) return;
+    await completeRunningCampaign(db, c.id, now);
+    log.info({ campaign: c.name }, 'campaign completed: every lead is final');
+    await campaigns.refresh(true);
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let nextAt = clock.now() + MAX_SLEEP_MS;
+      try {
+        nextAt = await pass();
+      } catch (err) {
+        log.error({ err: errText(err) }, 'scheduler tick failed; retrying');
+        nextAt = clock.now() + 1000;
+      }
+      if (stopping) break;
+      await deps.wake.sleep(clock, Math.min(MAX_SLEEP_MS, Math.max(0, nextAt - clock.now())));
+    }
+  }
+
+  return {
+    start() {
+      stopping = false;
+      running = loop();
+    },
+    stop() {
+      stopping = true;
+      deps.wake.wake();
+    },
+    done: () => running,
+    async drain(graceMs) {
+      const drained = Promise.allSettled([...inflight]);
+      let timedOut = false;
+      const cancel = new AbortController();
+      await Promise.race([drained, clock.sleep(graceMs, cancel.signal).then(() => (timedOut = true))]);
+      cancel.abort();
+      return timedOut;
+    },
+    inflight: () => inflight.size,
+  };
+}
