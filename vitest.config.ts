@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/stress/**'],
+    // postgres-*: PostgreSQL only, in vitest.postgres.config.ts (which starts the server they need).
+    exclude: ['test/stress/**', 'test/integration/postgres-*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

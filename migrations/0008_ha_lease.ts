@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
@@ -13,13 +14,17 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 // Before any instance took the lease (a store used without `campaignd run`, a test of the
 // engine alone) there is nothing to fence against and an intent without a token passes.
 // SQLite gets the table and the column but no check: one daemon per file (daemon-row.ts).
+//
+// A slot freed by a webhook that a standby recorded must be refilled by the active instance
+// as fast as one it recorded itself: on PostgreSQL an attempt leaving the live states
+// notifies channel `campaignd_slot` (delivered at commit, once per transaction), which the
+// active instance listens to (src/store/pg-wakeups.ts).
 
 /** SQLSTATE of a fenced claim ("CD": campaignd's own class). src/store/fencing.ts matches it. */
 export const FENCED_SQLSTATE = 'CDL01';
 
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
+/** The channel an attempt leaving the live states is announced on. */
+export const SLOT_CHANNEL = 'campaignd_slot';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -52,10 +57,22 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE TRIGGER attempts_fence BEFORE INSERT ON attempts
     FOR EACH ROW EXECUTE FUNCTION campaignd_fence_attempt()`.execute(db);
+  await sql`
+    CREATE FUNCTION campaignd_notify_slot() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_notify(${sql.lit(SLOT_CHANNEL)}, '');
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`
+    CREATE TRIGGER attempts_slot_freed AFTER UPDATE OF state ON attempts
+    FOR EACH ROW WHEN (OLD.state IN ('dialing', 'placed', 'unknown') AND NEW.state NOT IN ('dialing', 'placed', 'unknown'))
+    EXECUTE FUNCTION campaignd_notify_slot()`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
+    await sql`DROP TRIGGER IF EXISTS attempts_slot_freed ON attempts`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS campaignd_notify_slot()`.execute(db);
     await sql`DROP TRIGGER IF EXISTS attempts_fence ON attempts`.execute(db);
     await sql`DROP FUNCTION IF EXISTS campaignd_fence_attempt()`.execute(db);
   }

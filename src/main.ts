@@ -16,6 +16,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   simulator: { summary: 'serve the Voice Assistant Calling Service simulator', load: async () => (await import('./cli/simulator.js')).simulatorCommand },
   demo: { summary: 'run the simulator and the daemon on the bundled example, with live status', load: async () => (await import('./cli/demo.js')).demoCommand },
   results: { summary: 'what the calls produced, one record per lead, as CSV or JSONL', load: async () => (await import('./cli/results.js')).resultsCommand },
+  store: { summary: 'store copy --from FILE --to postgres://…: move a store to another database', load: async () => (await import('./cli/store.js')).storeCommand },
   forget: { summary: "erase a phone number's personal data from the store (and stop calling it)", load: async () => (await import('./cli/forget.js')).forgetCommand },
 };
 

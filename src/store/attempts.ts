@@ -56,6 +56,14 @@ export interface ClaimInput {
   now: number;
 }
 
+/**
+ * The lease a claim is made under (PostgreSQL with several instances, product.md §10):
+ * the database refuses the claim, with SQLSTATE CDL01, when the token is not current.
+ */
+export interface ClaimFence {
+  fenceToken?: number;
+}
+
 export type ClaimResult = { ok: true; attempt: AttemptRow } | { ok: false; reason: 'lead-not-due' | 'phone-live' };
 
 /**
@@ -74,7 +82,7 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
  * its own, in order: its lead is no longer due, or its number has a live call (rule 3),
  * including one claimed earlier in the same batch. Results are in the order of `inputs`.
  */
-export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[]): Promise<ClaimResult[]> {
+export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[], fence: ClaimFence = {}): Promise<ClaimResult[]> {
   if (inputs.length === 0) return [];
   // synchronous=FULL for this commit: the intent must outlive a power cut, not only a crash.
   return durableTransaction(db, async (trx) => {
@@ -111,6 +119,7 @@ export async function claimAttempts(db: Kysely<Database>, inputs: readonly Claim
         assistantId: r.assistantId,
         now: r.now,
         owner: r.owner,
+        fenceToken: fence.fenceToken ?? null,
       });
       attempts.set(r, row!);
     }
@@ -128,7 +137,7 @@ const claimLeadQuery = prepared((db, v: { id: number; position: number; now: num
 );
 
 const insertAttemptQuery = prepared(
-  (db, v: { campaignId: number; leadId: number; position: number; phone: string; assistantId: number; now: number; owner: string }) =>
+  (db, v: { campaignId: number; leadId: number; position: number; phone: string; assistantId: number; now: number; owner: string; fenceToken: number | null }) =>
     db
       .insertInto('attempts')
       .values({
@@ -142,6 +151,7 @@ const insertAttemptQuery = prepared(
         created_at: v.now,
         sent_at: v.now,
         owner: v.owner,
+        fence_token: v.fenceToken,
       })
       .returningAll(),
 );

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle } from './database.js';
 import { redactUrl, redactUrls } from './dialect.js';
@@ -52,7 +53,7 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   // query opens a new one and reports any error itself. Without a listener it would
   // crash the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRedactedErrors(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRedactedErrors(pool), cursor: Cursor }) });
   let closed = false;
   return {
     db,

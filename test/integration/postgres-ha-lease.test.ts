@@ -1,0 +1,123 @@
+// The lease and its fencing on a real PostgreSQL (the PostgreSQL run only: vitest.postgres.config.ts).
+// What the database itself guarantees, whatever an instance believes: one holder at a time,
+// a new token at each taking, and no intent written under a token that is not current.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { FENCED_SQLSTATE, SLOT_CHANNEL } from '../../migrations/0008_ha_lease.js';
+import { claimAttempts, type ClaimInput } from '../../src/store/attempts.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { readLease, releaseLease, renewLease, takeLease } from '../../src/store/lease.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { createTestDatabase } from '../helpers/test-store.js';
+import { campaignConfig, insertCampaign, insertLeads } from './status-fixture.js';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let a: DatabaseHandle;
+let b: DatabaseHandle;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  a = openPostgres(database.url);
+  b = openPostgres(database.url);
+  await migrateToLatest(a.db);
+});
+
+afterEach(async () => {
+  await a.close();
+  await b.close();
+  await database.drop();
+});
+
+/** A campaign with `n` due leads, and the claim input for each. */
+async function dueLeads(h: DatabaseHandle, n: number): Promise<ClaimInput[]> {
+  const campaignId = await insertCampaign(h.db, campaignConfig('c'));
+  const leadIds = await insertLeads(h.db, campaignId, 'pending', n);
+  const leads = await h.db.selectFrom('leads').select(['id', 'phone_number']).where('id', 'in', leadIds).orderBy('id').execute();
+  return leads.map((l) => ({ campaignId, leadId: l.id, contactPosition: 0, phoneNumber: l.phone_number, assistantId: 1, owner: 'x', now: 1 }));
+}
+
+describe('the lease on PostgreSQL', () => {
+  it('has one holder at a time, a new token at each taking, and lets a standby in only once it ran out or was released', async () => {
+    expect(await readLease(a.db)).toBeUndefined();
+    const t1 = await takeLease(a.db, 'a', 60_000);
+    expect(t1).toBe(1);
+    expect(await takeLease(b.db, 'b', 60_000)).toBeNull();
+    expect(await renewLease(a.db, 'a', t1!, 60_000)).toBe(true);
+    expect(await renewLease(b.db, 'b', t1!, 60_000)).toBe(false);
+
+    await releaseLease(a.db, 'a', t1!);
+    const t2 = await takeLease(b.db, 'b', 200);
+    expect(t2).toBe(2);
+    // a's old token no longer renews anything.
+    expect(await renewLease(a.db, 'a', t1!, 60_000)).toBe(false);
+    expect(await readLease(a.db)).toMatchObject({ holder: 'b', token: 2, live: true });
+
+    // b stops renewing: once the database's clock passes the expiry, a takes it.
+    await sql`select pg_sleep(0.3)`.execute(a.db);
+    expect((await readLease(a.db))!.live).toBe(false);
+    expect(await renewLease(b.db, 'b', t2!, 60_000)).toBe(false);
+    expect(await takeLease(a.db, 'a', 60_000)).toBe(3);
+  });
+
+  it('refuses in the database an intent written under a token that is no longer current, and rolls its claim back', async () => {
+    const inputs = await dueLeads(a, 2);
+    const t1 = (await takeLease(a.db, 'a', 60_000))!;
+    const [first] = await claimAttempts(a.db, [inputs[0]!], { fenceToken: t1 });
+    expect(first).toMatchObject({ ok: true });
+
+    // b takes over (a's lease released, as after a takeover); a wakes up and tries to claim.
+    await releaseLease(a.db, 'a', t1);
+    const t2 = (await takeLease(b.db, 'b', 60_000))!;
+    const refused = await claimAttempts(a.db, [inputs[1]!], { fenceToken: t1 }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect((refused as { code?: string }).code).toBe(FENCED_SQLSTATE);
+    // The whole claim rolled back: the lead is still due, no attempt exists for it.
+    const lead = await a.db.selectFrom('leads').select('state').where('id', '=', inputs[1]!.leadId).executeTakeFirstOrThrow();
+    expect(lead.state).toBe('pending');
+    expect(await a.db.selectFrom('attempts').select('id').where('lead_id', '=', inputs[1]!.leadId).execute()).toEqual([]);
+    // A claim without any token is refused too once a lease exists.
+    await expect(claimAttempts(a.db, [inputs[1]!])).rejects.toMatchObject({ code: FENCED_SQLSTATE });
+
+    // The current holder claims it.
+    const [claimed] = await claimAttempts(b.db, [inputs[1]!], { fenceToken: t2 });
+    expect(claimed).toMatchObject({ ok: true });
+    const rows = await b.db.selectFrom('attempts').select(['lead_id', 'fence_token']).orderBy('id').execute();
+    expect(rows).toEqual([
+      { lead_id: inputs[0]!.leadId, fence_token: t1 },
+      { lead_id: inputs[1]!.leadId, fence_token: t2 },
+    ]);
+  });
+
+  it('refuses an intent under an expired lease even when nobody took it over', async () => {
+    const inputs = await dueLeads(a, 1);
+    const t1 = (await takeLease(a.db, 'a', 100))!;
+    await sql`select pg_sleep(0.2)`.execute(a.db);
+    await expect(claimAttempts(a.db, inputs, { fenceToken: t1 })).rejects.toMatchObject({ code: FENCED_SQLSTATE });
+  });
+
+  it('announces a freed slot on campaignd_slot when an attempt leaves the live states, once per transaction', async () => {
+    const inputs = await dueLeads(a, 2);
+    const claims = await claimAttempts(a.db, inputs);
+    const listener = new pg.Client({ connectionString: database.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query(`LISTEN ${SLOT_CHANNEL}`);
+    try {
+      const ids = claims.map((c) => (c.ok ? c.attempt.id : -1));
+      await a.db.transaction().execute(async (trx) => {
+        for (const id of ids) await trx.updateTable('attempts').set({ state: 'ended', outcome: 'busy' }).where('id', '=', id).execute();
+      });
+      // A round trip on the listener's own connection delivers what arrived before it.
+      await listener.query('select 1');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(heard).toEqual([SLOT_CHANNEL]);
+    } finally {
+      await listener.end();
+    }
+  });
+});
