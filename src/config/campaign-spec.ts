@@ -5,6 +5,7 @@
 // (service-facts.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling
 // window (allowed_days, allowed_hours_*) has no default on purpose: calling people is
 // regulated, and campaignd never guesses when it may call them.
+import { isSupportedCountry } from 'libphonenumber-js';
 import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
 import type { Field, Spec } from './spec.js';
 import { attemptCapField } from './attempt-cap-spec.js';
@@ -143,7 +144,7 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: { phone_number: 'Phone', timezone: 'TZ', secondary_phone_numbers: ['Mobile', 'Work'], variables: { first_name: 'Vorname' } },
   },
   default_country: {
-    spec: { kind: 'country' },
+    spec: { kind: 'country', isSupported: isSupportedCountry },
     description: 'ISO 3166 two-letter country for lead numbers written in national format.',
     example: 'US',
   },
