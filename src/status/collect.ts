@@ -8,6 +8,8 @@ import { campaignCounts, type CampaignCounts } from '../store/counts.js';
 import { unconfirmedCountsByCampaign } from '../store/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
 import { FINISHED_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
+import { isPostgres } from '../store/dialect.js';
+import { readLease } from '../store/lease.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
@@ -72,21 +74,31 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
 }
 
 async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): Promise<DaemonStatus> {
-  // The freshest heartbeat is the daemon that matters; older rows are past runs.
-  const row: DaemonRow | undefined = await trx.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').limit(1).executeTakeFirst();
+  const rows: DaemonRow[] = await trx.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').execute();
+  const holder = await leaseHolder(trx);
+  const running = (row: DaemonRow) => {
+    const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
+    const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
+    return fresh && row.stopped_at === null && (!sameHost || opts.isPidAlive(row.pid));
+  };
+  const live = rows.filter(running);
+  // On SQLite the one running daemon is active; on PostgreSQL the lease's holder is.
+  const roleOf = (row: DaemonRow): 'active' | 'standby' => (holder === undefined || row.instance_id === holder ? 'active' : 'standby');
+  const instances = live.map((r) => ({ pid: r.pid, hostname: r.hostname, role: roleOf(r), heartbeat_at: isoUtc(r.heartbeat_at) }));
+  const active = live.find((r) => roleOf(r) === 'active');
+  // The daemon that matters: the active one, else the freshest heartbeat (older rows are past runs).
+  const row = active ?? live[0] ?? rows[0];
   if (!row) {
-    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 } };
+    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [] };
   }
-  const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
-  const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
-  const running = fresh && row.stopped_at === null && (!sameHost || opts.isPidAlive(row.pid));
+  const isRunning = running(row);
   return {
-    running,
+    running: isRunning,
     pid: row.pid,
     version: row.version,
     // A stopped daemon's last API state is history, not a fact about now.
-    api: running ? row.api_status : 'unknown',
-    api_detail: running ? row.api_detail : `daemon not running; last known API state: ${row.api_status}${row.api_detail ? ` (${row.api_detail})` : ''}`,
+    api: isRunning ? row.api_status : 'unknown',
+    api_detail: isRunning ? row.api_detail : `daemon not running; last known API state: ${row.api_status}${row.api_detail ? ` (${row.api_detail})` : ''}`,
     hostname: row.hostname,
     started_at: isoUtc(row.started_at),
     heartbeat_at: isoUtc(row.heartbeat_at),
@@ -98,7 +110,19 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
       rate_limited: Number(row.api_rate_limited ?? 0),
       budget_wait_seconds: Math.round(Number(row.budget_wait_ms ?? 0) / 100) / 10,
     },
+    active_pid: active?.pid ?? null,
+    instances,
   };
+}
+
+/**
+ * The instance holding an unexpired lease on PostgreSQL (null: nobody holds one right now);
+ * undefined on SQLite, where the lease is not used and the running daemon is active.
+ */
+async function leaseHolder(trx: Transaction<Database>): Promise<string | null | undefined> {
+  if (!isPostgres(trx)) return undefined;
+  const lease = await readLease(trx);
+  return lease?.live ? lease.holder : null;
 }
 
 async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined): Promise<CampaignStatus> {

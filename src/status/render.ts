@@ -22,6 +22,7 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
   const lines = [daemonLine(report, options.now, paint)];
   if (report.daemon.heartbeat_at) lines.push(apiRequestsLine(report));
+  if (report.daemon.instances.length > 1 || (report.daemon.running && report.daemon.active_pid === null)) lines.push(instancesLine(report, options.now));
   lines.push('');
   if (report.campaigns.length === 0) {
     lines.push('no campaigns in the database yet: start "campaignd run" or "campaignd leads import"');
@@ -60,6 +61,13 @@ function daemonLine(report: StatusReport, now: number, paint: Paint): string {
     parts.push(`${paint('33', 'daemon not running')} (never started on this database; campaignd v${d.version})`);
   }
   return parts.join(' · ');
+}
+
+/** Several instances on one PostgreSQL database (product.md §10): which one dials, which stand by. */
+function instancesLine(report: StatusReport, now: number): string {
+  const d = report.daemon;
+  const each = d.instances.map((i) => `${i.role} pid ${i.pid} on ${i.hostname} (heartbeat ${ago(now - Date.parse(i.heartbeat_at))})`);
+  return `Instances: ${each.join(' · ')}${d.active_pid === null ? ' · none active: a standby takes the lease when it runs out' : ''}`;
 }
 
 /** One line of the daemon's requests to the service since it started. */

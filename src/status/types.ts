@@ -23,6 +23,17 @@ export interface DaemonStatus {
   problems: unknown[];
   /** Requests to the service since this daemon started (its last heartbeat's figures). */
   api_requests: ApiRequestCounts;
+  /** The pid of the instance that claims and dials (product.md §10); null when none does. */
+  active_pid: number | null;
+  /** Every running instance on this database: one on SQLite, one active and standbys on PostgreSQL. */
+  instances: InstanceStatus[];
+}
+
+export interface InstanceStatus {
+  pid: number;
+  hostname: string;
+  role: 'active' | 'standby';
+  heartbeat_at: string;
 }
 
 export interface ApiRequestCounts {

@@ -11,7 +11,8 @@ import { readLease, releaseLease, renewLease, takeLease } from '../../src/store/
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { createTestDatabase } from '../helpers/test-store.js';
-import { campaignConfig, insertCampaign, insertLeads } from './status-fixture.js';
+import { campaignConfig, insertCampaign, insertLeads, upsertDaemon } from './status-fixture.js';
+import { collectStatus } from '../../src/status/collect.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let a: DatabaseHandle;
@@ -97,6 +98,23 @@ describe('the lease on PostgreSQL', () => {
     const t1 = (await takeLease(a.db, 'a', 100))!;
     await sql`select pg_sleep(0.2)`.execute(a.db);
     await expect(claimAttempts(a.db, inputs, { fenceToken: t1 })).rejects.toMatchObject({ code: FENCED_SQLSTATE });
+  });
+
+  it('status names every running instance, the lease holder active and the others standing by', async () => {
+    const now = Date.now();
+    await upsertDaemon(a.db, { instance: 'inst-a', pid: 101, hostname: 'host-a', heartbeatAt: now - 1_000 });
+    await upsertDaemon(a.db, { instance: 'inst-b', pid: 202, hostname: 'host-b', heartbeatAt: now - 500 });
+    await upsertDaemon(a.db, { instance: 'gone', pid: 303, hostname: 'host-c', heartbeatAt: now - 3_600_000 });
+    const statusNow = () => collectStatus(a.db, { now, version: 't', isPidAlive: () => true, hostname: 'elsewhere' });
+    // Nobody holds the lease yet: both stand by.
+    expect((await statusNow()).daemon).toMatchObject({ active_pid: null, instances: [{ pid: 202, role: 'standby' }, { pid: 101, role: 'standby' }] });
+    await takeLease(a.db, 'inst-a', 60_000);
+    const report = await statusNow();
+    expect(report.daemon).toMatchObject({ running: true, pid: 101, hostname: 'host-a', active_pid: 101 });
+    expect(report.daemon.instances).toEqual([
+      { pid: 202, hostname: 'host-b', role: 'standby', heartbeat_at: new Date(now - 500).toISOString() },
+      { pid: 101, hostname: 'host-a', role: 'active', heartbeat_at: new Date(now - 1_000).toISOString() },
+    ]);
   });
 
   it('announces a freed slot on campaignd_slot when an attempt leaves the live states, once per transaction', async () => {

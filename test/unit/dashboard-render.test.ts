@@ -15,7 +15,7 @@ function data(): DashboardData {
     attempts_per_hour: { [EVIL]: new Array<number>(24).fill(1) },
     rate_limit: { requests_per_minute: 100, burst: 20, burst_window_seconds: 10 },
     status: {
-      daemon: { running: true, pid: 42, version: '1.0.0', api: 'ok', api_detail: EVIL, hostname: EVIL, started_at: null, heartbeat_at: null, stopped_at: null, problems: [EVIL], api_requests: { sent: 5, rate_limited: 0, budget_wait_seconds: 0 } },
+      daemon: { running: true, pid: 42, version: '1.0.0', api: 'ok', api_detail: EVIL, hostname: EVIL, started_at: null, heartbeat_at: null, stopped_at: null, problems: [EVIL], api_requests: { sent: 5, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 42, instances: [{ pid: 42, hostname: EVIL, role: 'active', heartbeat_at: '2026-11-24T13:00:00.000Z' }] },
       campaigns: [
         {
           name: EVIL,
