@@ -7,11 +7,12 @@ import { errText, type EngineLoop } from '../engine-types.js';
 import { REMOTE_FOLLOW_MS } from '../policy.js';
 import type { EngineClient } from '../ports.js';
 import { followRemoteCampaigns } from '../remote-campaigns.js';
+import { createTimerLoop } from './timer-loop.js';
 
 // The remote-sync loop: campaigns linked to a service campaign follow its start/stop
-// (rule 8), read once at start and then every minute (remote-campaigns.ts does the work).
+// (rule 8), read at once and then every minute (remote-campaigns.ts does the work).
 
-export interface RemoteSyncDeps {
+export function createRemoteSyncLoop(deps: {
   db: Kysely<Database>;
   client: EngineClient;
   clock: Clock;
@@ -19,41 +20,20 @@ export interface RemoteSyncDeps {
   campaigns: CampaignView;
   /** A campaign's state changed: the dial loop looks again. */
   wakeDial: () => void;
-}
-
-export function createRemoteSyncLoop(deps: RemoteSyncDeps): EngineLoop {
+}): EngineLoop {
   const { clock, campaigns } = deps;
   /** The remote status last seen per service campaign: only changes are acted on. */
   const remoteSeen = new Map<number, string>();
-  let stopping = false;
-  let cancel: (() => void) | null = null;
-
-  function schedule(delay: number): void {
-    cancel = clock.setTimer(delay, () => {
-      if (stopping) return;
-      followRemoteCampaigns(deps.db, deps.client, campaigns.values(), remoteSeen, clock.now(), deps.logger)
-        .then(async (changed) => {
-          if (changed) {
-            await campaigns.refresh(true);
-            deps.wakeDial();
-          }
-        })
-        .catch((err: unknown) => deps.logger.warn({ err: errText(err) }, 'could not read the linked service campaigns'))
-        .finally(() => {
-          if (!stopping) schedule(REMOTE_FOLLOW_MS);
-        });
-    });
-  }
-
-  return {
-    start() {
-      stopping = false;
-      schedule(0);
+  return createTimerLoop(clock, {
+    firstDelayMs: 0,
+    everyMs: REMOTE_FOLLOW_MS,
+    async run() {
+      const changed = await followRemoteCampaigns(deps.db, deps.client, campaigns.values(), remoteSeen, clock.now(), deps.logger);
+      if (changed) {
+        await campaigns.refresh(true);
+        deps.wakeDial();
+      }
     },
-    stop() {
-      stopping = true;
-      cancel?.();
-    },
-    done: () => Promise.resolve(),
-  };
+    onError: (err) => deps.logger.warn({ err: errText(err) }, 'could not read the linked service campaigns'),
+  });
 }
