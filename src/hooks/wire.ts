@@ -12,6 +12,12 @@ import { startHookSender, type HookSender } from './sender.js';
 
 export interface DaemonHooks {
   reload(daemon: DaemonConfig): Promise<void>;
+  /**
+   * Whether this instance delivers. Only the active instance does (product.md §10): two
+   * senders on one outbox would deliver events twice and out of order. Subscriptions are
+   * written either way, so that a standby's recorded webhooks queue their events.
+   */
+  setSending(on: boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -22,18 +28,23 @@ export interface DaemonHooksOptions {
   metrics: Metrics;
   /** The value of an environment variable (a hook's secret_env). */
   secret: (envName: string) => string | undefined;
+  /** Deliver from the start (default true; a standby starts without). */
+  sending?: boolean;
 }
 
 /** Writes the subscriptions and starts delivering; `reload` applies a changed `hooks:` list. */
 export async function startDaemonHooks(daemon: DaemonConfig, opts: DaemonHooksOptions): Promise<DaemonHooks> {
   let sender: HookSender | null = null;
+  let sending = opts.sending ?? true;
+  let current = daemon;
   const apply = async (config: DaemonConfig): Promise<void> => {
+    current = config;
     await sender?.stop();
     sender = null;
     const hooks = config.hooks ?? [];
     const dropped = await syncHookSubscriptions(opts.db, hooks);
     if (dropped > 0) opts.logger.warn({ dropped }, 'hooks: undelivered events of hooks no longer in the config dropped');
-    if (hooks.length === 0) return;
+    if (hooks.length === 0 || !sending) return;
     sender = startHookSender({
       db: opts.db,
       clock: opts.clock,
@@ -58,6 +69,15 @@ export async function startDaemonHooks(daemon: DaemonConfig, opts: DaemonHooksOp
   await apply(daemon);
   return {
     reload: apply,
+    async setSending(on) {
+      if (on === sending) return;
+      sending = on;
+      if (on) await apply(current);
+      else {
+        await sender?.stop();
+        sender = null;
+      }
+    },
     async stop() {
       await sender?.stop();
       sender = null;

@@ -15,11 +15,16 @@ export class DatabaseInUseError extends Error {
   }
 }
 
-/** Registers this daemon, refusing when another one heartbeats on the same database. */
+/**
+ * Registers this daemon, refusing when another one heartbeats on the same database. With
+ * `shared` (PostgreSQL, product.md §10) several instances run on one database and the lease
+ * decides which one dials: nobody is refused, and other instances' rows are left alone.
+ */
 export async function acquireDaemonSlot(
   db: Kysely<Database>,
-  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; isPidAlive?: (pid: number) => boolean },
+  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; isPidAlive?: (pid: number) => boolean; shared?: boolean },
 ): Promise<void> {
+  if (me.shared) return insertDaemonRow(db, me);
   const alive = me.isPidAlive ?? pidAlive;
   const others = await db
     .selectFrom('daemons')
@@ -34,6 +39,10 @@ export async function acquireDaemonSlot(
     throw new DatabaseInUseError(other);
   }
   await db.updateTable('daemons').set({ stopped_at: me.now }).where('stopped_at', 'is', null).execute();
+  await insertDaemonRow(db, me);
+}
+
+async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: string; pid: number; hostname: string; version: string; now: number }): Promise<void> {
   await db
     .insertInto('daemons')
     .values({
@@ -49,8 +58,8 @@ export async function acquireDaemonSlot(
       problems_json: null,
     })
     .execute();
-  // Keep the table small: the last 20 runs are plenty for an operator.
-  const old = await db.selectFrom('daemons').select('instance_id').orderBy('started_at', 'desc').offset(20).limit(1000).execute();
+  // Keep the table small: the last 20 runs are plenty for an operator (and a stopped one is never among the live).
+  const old = await db.selectFrom('daemons').select('instance_id').orderBy('heartbeat_at', 'desc').offset(20).limit(1000).execute();
   if (old.length > 0) await db.deleteFrom('daemons').where('instance_id', 'in', old.map((o) => o.instance_id)).execute();
 }
 
