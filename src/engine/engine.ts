@@ -128,12 +128,16 @@ export function createEngine(opts: EngineOptions) {
   /** The loops only the active instance runs, in the order they start. */
   const activeLoops: EngineLoop[] = [remoteSync, dialer, outcomes];
 
-  /** Takes up the active duties: first the attempts a previous holder left unfinished (rule 6). */
+  /** Whether the active loops run (an instance holding the role, or the only instance). */
+  let active = false;
+
+  /** An attempt left `dialing` by a previous holder (a crash, a lost role) is followed as unknown (rule 6). */
   async function recover(): Promise<void> {
     await recoverUnfinishedAttempts(db, { now: clock.now(), settleMs, owner: opts.instanceId, logger: log });
   }
 
   function startActive(): void {
+    active = true;
     for (const loop of activeLoops) loop.start();
   }
 
@@ -142,6 +146,7 @@ export function createEngine(opts: EngineOptions) {
    * returns. Whatever is still in flight stays `dialing` and is recovered as unknown.
    */
   async function stopActive(graceMs: number): Promise<void> {
+    active = false;
     for (const loop of activeLoops) loop.stop();
     if (await dialer.drain(graceMs)) {
       log.warn({ inflight: dialer.inflight() }, 'stopped with make_call requests still in flight; they will be settled as unknown');
@@ -165,6 +170,24 @@ export function createEngine(opts: EngineOptions) {
       stopping = true;
       control.stop();
       await stopActive(graceMs);
+    },
+    /**
+     * Takes up the active duties on a started engine (the role was won): recovery of
+     * the previous holder's unfinished attempts, then claiming, dialing, the call list.
+     */
+    async becomeActive(): Promise<void> {
+      if (active || stopping) return;
+      await recover();
+      startActive();
+    },
+    /** Gives them up (the role was lost), as a graceful stop does; webhooks are still recorded. */
+    async becomeStandby(graceMs = 10_000): Promise<void> {
+      if (!active) return;
+      await stopActive(graceMs);
+    },
+    /** Whether this engine claims and dials now. */
+    isActive(): boolean {
+      return active;
     },
     /** Reloads campaign rows and the suppression list (after SIGHUP or an import). */
     async reload(): Promise<void> {
