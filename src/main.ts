@@ -1,5 +1,5 @@
 
-import { CliError, EXIT, processIo, type CliIo } from './cli/io.js';
+import { EXIT, isCliError, processIo, type CliIo } from './cli/io.js';
 import { version } from './version.js';
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
@@ -51,7 +51,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   try {
     return await (await command.load())(rest, io);
   } catch (err) {
-    if (err instanceof CliError) {
+    if (isCliError(err)) {
       io.stderr.write(`campaignd ${name}: ${err.message}\n`);
       return err.exitCode;
     }

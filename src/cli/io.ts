@@ -17,6 +17,14 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Whether `err` is a CliError from any copy of this module: `status` is bundled on its own,
+ * with its own copy (scripts/bundle.mjs), so `instanceof` alone misses its errors in main.
+ */
+export function isCliError(err: unknown): err is CliError {
+  return err instanceof CliError || (err instanceof Error && err.name === 'CliError' && typeof (err as Partial<CliError>).exitCode === 'number');
+}
+
 /** Exit codes shared by every command. */
 export const EXIT = {
   ok: 0,
