@@ -17,6 +17,7 @@
 // node from starting.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,6 +33,11 @@ if (!fs.existsSync(entry)) {
 // Asynchronous, so that its stats overlap the loading of the build instead of delaying it
 // (~30 ms of a `campaignd status` in a checkout); the warning still comes at start-up.
 if (process.env.CAMPAIGND_STALE_CHECK !== 'off') void warnIfStale(entry);
+// Node ≥ 22.1 can keep V8's compiled code of the build on disk (in os.tmpdir(), or
+// $NODE_COMPILE_CACHE) and skip much of compiling it next time (on node 20, compiling is
+// ~15 ms of a `campaignd status`, issue 11). It never throws, and a folder it cannot write
+// only leaves it off. Node 20 has no such call, and no flagless equivalent.
+module.enableCompileCache?.();
 const { main } = await import(pathToFileURL(entry).href);
 process.exitCode = await main(process.argv.slice(2));
 
