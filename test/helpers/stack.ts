@@ -19,12 +19,14 @@ import { createServiceClient, type RequestEvent, type ServiceClient } from '../.
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openStore } from '../../src/store/open-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { Database } from '../../src/store/types.js';
 import { scaledClock, systemClock, type Clock } from '../../src/time/clock.js';
 import { assertAllRules, type CampaignUnderTest } from './invariants.js';
 import { describeProgress, isQuiet } from './progress.js';
+import { createTestDatabase, testDialect } from './test-store.js';
 import { waitUntil } from './wait.js';
 
 export { waitUntil } from './wait.js';
@@ -82,7 +84,7 @@ export interface StackOptions {
   /** `/__sim/faults` bodies set before the engine starts. */
   faults?: Record<string, unknown>[];
   fixedOutcomes?: FixedOutcomeSpec[];
-  /** A database file (for restart tests); default: a fresh temp file. */
+  /** A SQLite database file (for restart tests); default: a fresh temp file, or a fresh database on the PostgreSQL run. */
   dbFile?: string;
   /** Start the engine at once (default true). */
   startEngine?: boolean;
@@ -101,6 +103,7 @@ export interface Stack {
   clock: Clock;
   sim: RunningSimulator;
   db: Kysely<Database>;
+  /** The store's file, or its PostgreSQL URL on the PostgreSQL run (openStore opens either). */
   dbFile: string;
   client: ServiceClient;
   engineClient: EngineClient;
@@ -162,8 +165,9 @@ export function allSucceed(numbers: readonly string[], duration = 20): FixedOutc
 /** Builds and starts a stack. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const clock = opts.clock ?? scaledClock(opts.scale ?? 400, opts.origin ?? DEFAULT_ORIGIN);
-  const tmpDir = opts.dbFile ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-engine-'));
-  const dbFile = opts.dbFile ?? path.join(tmpDir!, 'campaignd.db');
+  const pgDatabase = !opts.dbFile && testDialect === 'postgres' ? await createTestDatabase() : null;
+  const tmpDir = opts.dbFile || pgDatabase ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-engine-'));
+  const dbFile = opts.dbFile ?? pgDatabase?.url ?? path.join(tmpDir!, 'campaignd.db');
   const logger = opts.logger ?? silentLogger();
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
@@ -197,10 +201,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const baseEngineClient = engineClientFrom(client);
     const engineClient = opts.wrapClient ? opts.wrapClient(baseEngineClient) : baseEngineClient;
 
-    const store: DatabaseHandle = openDatabase(dbFile, opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {});
+    const store: DatabaseHandle = await openStore(dbFile, opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {});
     closers.push(async () => {
       await store.close();
       if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+      await pgDatabase?.drop();
     });
     const { db } = store;
     await migrateToLatest(db, { clock });

@@ -8,13 +8,14 @@ import { claimAttempts, type ClaimInput } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 
 let handle: DatabaseHandle;
 let campaignIds: number[];
 beforeEach(async () => {
-  handle = openDatabase(':memory:');
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
   campaignIds = [];
   // Two campaigns holding the same numbers: rule 3 is across campaigns.
@@ -89,7 +90,7 @@ describe('claimAttempts', () => {
     // A campaign id with no campaign breaks the attempts foreign key at INSERT time, after
     // the UPDATEs of both leads ran: the whole batch must roll back.
     const broken = { ...(await input(north!, '+4915100000002')), campaignId: 424_242 };
-    await expect(claimAttempts(handle.db, [good, broken])).rejects.toThrow(/FOREIGN KEY/);
+    await expect(claimAttempts(handle.db, [good, broken])).rejects.toThrow(/FOREIGN KEY|foreign key/);
     const leads = await handle.db.selectFrom('leads').select(['phone_number', 'state', 'contact_attempts']).where('campaign_id', '=', north!).orderBy('phone_number').execute();
     expect(leads.map((l) => [l.state, l.contact_attempts])).toEqual([['pending', 0], ['pending', 0], ['pending', 0]]);
     expect(await handle.db.selectFrom('attempts').select('id').execute()).toEqual([]);

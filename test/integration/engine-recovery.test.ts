@@ -9,12 +9,13 @@ import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 
 let handle: DatabaseHandle;
 beforeEach(async () => {
-  handle = openDatabase(':memory:');
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
 });
 afterEach(async () => handle.close());

@@ -7,7 +7,8 @@ import { silentLogger } from '../../src/log/logger.js';
 import { createServiceClient, type ServiceClient } from '../../src/service/client.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { getCampaignByName, upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { ManualClock } from '../../src/time/clock.js';
 
@@ -44,7 +45,7 @@ describe('a campaign linked by remote_campaign_id follows the service campaign (
     cleanups.push(() => sim.close());
     const service: ServiceClient = createServiceClient({ baseUrl: sim.url, getToken: () => 't', clock, logger: silentLogger() });
     cleanups.push(() => service.close());
-    const store: DatabaseHandle = openDatabase(':memory:');
+    const store: DatabaseHandle = await openTestStore();
     cleanups.push(() => store.close());
     await migrateToLatest(store.db, { clock });
 

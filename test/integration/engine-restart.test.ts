@@ -3,7 +3,7 @@
 // In neither case is the person called twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAttempt } from '../../src/store/attempts.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openStore } from '../../src/store/open-store.js';
 import type { AttemptRow } from '../../src/store/types.js';
 import { callsByNumber } from '../helpers/invariants.js';
 import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 /** What the dead process did: committed a `dialing` attempt for the campaign's first lead, in its own connection. */
 async function crashedProcessClaims(s: Stack, phone: string): Promise<AttemptRow> {
-  const other = openDatabase(s.dbFile);
+  const other = await openStore(s.dbFile);
   try {
     const campaign = s.campaigns[0]!;
     const lead = await other.db.selectFrom('leads').select(['id', 'contact_position']).where('phone_number', '=', phone).executeTakeFirstOrThrow();

@@ -4,7 +4,8 @@ import { syncRemoteLeads } from '../../src/leads/remote-sync.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { syncSuppressions } from '../../src/store/suppressions.js';
 import { clientFor, startTestSim } from './simulator-fixture.js';
@@ -27,7 +28,7 @@ afterAll(async () => {
   await sim.close();
 });
 beforeEach(async () => {
-  handle = openDatabase(':memory:');
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
   const cfg: CampaignConfig = {
     name: 'remote', file: '/c/remote.yaml', assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,

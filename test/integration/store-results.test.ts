@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { callResultOf, mergeCallResult } from '../../src/store/results.js';
 import { forgetNumber, LiveCallError } from '../../src/store/results-forget.js';
@@ -10,7 +11,7 @@ let store: DatabaseHandle;
 const owner = { attemptId: 1, campaignId: 1, leadId: 1 };
 
 beforeEach(async () => {
-  store = openDatabase(':memory:');
+  store = await openTestStore();
   await migrateToLatest(store.db, { clock: new ManualClock(0) });
   const { db } = store;
   await db.insertInto('campaigns').values({ id: 1, name: 'c', state: 'running', assistant_id: 1, timezone: 'UTC', max_calls_in_parallel: 1, remote_campaign_id: null, config_json: '{}', config_file: null, problem: null, created_at: 0, updated_at: 0, completed_at: null }).execute();

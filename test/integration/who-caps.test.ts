@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capHold } from '../../src/engine/caps.js';
 import { explainNumber } from '../../src/explain/explain.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { AttemptState } from '../../src/store/types.js';
 import { ManualClock } from '../../src/time/clock.js';
@@ -76,7 +77,7 @@ describe('capHold: the rolling window over stored attempts', () => {
 
   it('counts every sent attempt of every campaign until its answer leaves the window, never withdrawn ones', async () => {
     const T = Date.UTC(2026, 5, 1, 12);
-    store = openDatabase(':memory:');
+    store = await openTestStore();
     const db = store.db;
     await migrateToLatest(db, { clock: new ManualClock(T) });
     const ids: number[] = [];

@@ -14,6 +14,7 @@ import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { readRulesFile } from '../../src/rules/parse.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { addSuppressions } from '../../src/store/suppressions.js';
 import { ManualClock } from '../../src/time/clock.js';
@@ -40,7 +41,7 @@ describe('validate --preview (section 11)', () => {
   });
 
   it('counts leads callable now, later today, not today and never, with explain reasons', async () => {
-    store = openDatabase(':memory:');
+    store = await openTestStore();
     const db = store.db;
     await migrateToLatest(db, { clock: new ManualClock(NOW) });
     const { rules } = await readRulesFile(path.join(import.meta.dirname, '../../config/calling-rules/us.yaml'));
