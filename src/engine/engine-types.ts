@@ -26,6 +26,16 @@ export interface EngineLoop {
   done(): Promise<void>;
 }
 
+/** What the dial loop asks of the loop that reads the call list. */
+export interface PollNudge {
+  /** Start of the last listing round. */
+  lastPollAt(): number;
+  /** Read the call list now (an unknown attempt, successes a completion waits for). */
+  urgent(): void;
+  /** A call was placed: the next listing may come sooner than planned. */
+  replan(): void;
+}
+
 export function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -9,7 +9,7 @@ import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } 
 import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
 import type { CampaignView } from '../campaign-view.js';
 import { dial, type DialReport } from '../dialer.js';
-import { errText, type EngineLoop, type EngineMetrics } from '../engine-types.js';
+import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '../engine-types.js';
 import { deferHeld, personHold } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
 import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
@@ -23,16 +23,6 @@ import type { WakeSignal } from '../wake-signal.js';
 // to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
 // window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
 // campaigns to completed and back, since only a pass knows that no lead is left.
-
-/** What the dial loop asks of the loop that reads the call list. */
-export interface PollNudge {
-  /** Start of the last listing round. */
-  lastPollAt(): number;
-  /** Read the call list now (an unknown attempt, successes a completion waits for). */
-  urgent(): void;
-  /** A call was placed: the next listing may come sooner than planned. */
-  replan(): void;
-}
 
 export interface DialLoopDeps {
   db: Kysely<Database>;

@@ -4,7 +4,7 @@ import type { Clock } from '../../time/clock.js';
 import type { Database } from '../../store/types.js';
 import { anyUnknownAttempt, listLiveAttempts, oldestPlacedAt, unconfirmedCountsByCampaign, unconfirmedSummary } from '../../store/attempts.js';
 import type { CampaignView } from '../campaign-view.js';
-import { errText, type EngineLoop, type EngineMetrics } from '../engine-types.js';
+import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '../engine-types.js';
 import type { OutcomeContext } from '../outcomes.js';
 import { afterFailedRounds, backstopPollAt, confirmationDueAt, webhooksHealthy } from '../planner.js';
 import { nextPollAt, recordSample, type DurationSample } from '../poll-plan.js';
@@ -28,7 +28,7 @@ import {
 import { pollOnce, type ListOrder, type PollerOptions, type PollRound } from '../poller.js';
 import type { EngineClient } from '../ports.js';
 import type { ServiceState } from '../service-state.js';
-import type { PollNudge } from './dial-loop.js';
+import { WAKE } from '../wake-signal.js';
 
 // The outcome loop: reads the call list to learn how calls ended, to settle unknown
 // attempts (rule 6), to close stuck calls and to confirm webhook successes. One listing
@@ -80,7 +80,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
 
   function wakeUrgent(): void {
     urgent = true;
-    wake.abort('wake');
+    wake.abort(WAKE);
   }
 
   /**
@@ -225,7 +225,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
     lastPollAt: () => lastPollAt,
     urgent: wakeUrgent,
     replan() {
-      if (planned) wake.abort('wake');
+      if (planned) wake.abort(WAKE);
     },
   };
 }
