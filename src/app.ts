@@ -4,7 +4,8 @@ import type { LoadedConfig } from './config/types.js';
 import type { Logger } from './log/logger.js';
 import type { Clock } from './time/clock.js';
 import type { Database } from './store/types.js';
-import { openDatabase, type DatabaseHandle } from './store/database.js';
+import type { DatabaseHandle } from './store/database.js';
+import { openConfiguredStore } from './store/open-store.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import type { EngineClient } from './engine/ports.js';
@@ -80,7 +81,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     const exposed = exposureProblem({ host: daemon.http.host, tokenEnv: daemon.http.dashboardTokenEnv, token: opts.dashboardToken, configFile: daemon.file });
     if (exposed) throw new DashboardExposureError(exposed);
   }
-  const store: DatabaseHandle = openDatabase(opts.databaseFile ?? daemon.database);
+  const store: DatabaseHandle = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
   const runCleanups = async (): Promise<void> => {
     // Last in, first out; every cleanup runs even when one fails.

@@ -4,7 +4,7 @@ import { readToken } from '../config/token.js';
 import { silentLogger } from '../log/logger.js';
 import { createServiceClient } from '../service/client.js';
 import { getCampaignByName, listCampaigns, setCampaignState, upsertCampaign } from '../store/campaigns.js';
-import { openDatabase } from '../store/database.js';
+import { openConfiguredStore } from '../store/open-store.js';
 import { recordEvent } from '../store/events.js';
 import { migrateToLatest } from '../store/migrate.js';
 import type { CampaignState } from '../store/types.js';
@@ -42,7 +42,7 @@ export async function campaignCommand(args: string[], io: CliIo): Promise<number
   }
   const target = ACTIONS[action] as CampaignState;
   const config = await loadConfig(resolveConfigPath(values.config, io), io.env, { cwd: io.cwd });
-  const store = openDatabase(config.daemon.database);
+  const store = await openConfiguredStore(config.daemon, io.env);
   try {
     await migrateToLatest(store.db, { clock: systemClock });
     const now = systemClock.now();

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigUnreadableError } from '../config/load.js';
+import type { DaemonConfig } from '../config/types.js';
 import { normalisePhone } from '../leads/phone.js';
-import { openDatabase } from '../store/database.js';
+import { openConfiguredStore } from '../store/open-store.js';
 import { migrateToLatest, NewerSchemaError } from '../store/migrate.js';
 import { forgetNumber, LiveCallError, scrubFreedSpace, type ForgetReport } from '../store/results-forget.js';
 import { systemClock } from '../time/clock.js';
@@ -51,14 +52,14 @@ export async function forgetCommand(args: string[], io: CliIo): Promise<number> 
   if (!parsed.ok) throw new CliError(`${JSON.stringify(positionals[0])} is not a phone number (${parsed.reason}): give it in E.164, e.g. +4915112345678`, EXIT.usage);
   const phone = parsed.e164;
 
-  let database: string;
+  let database: DaemonConfig;
   try {
-    database = (await loadConfig(resolveConfigPath(values.config, io), io.env, { cwd: io.cwd })).daemon.database;
+    database = (await loadConfig(resolveConfigPath(values.config, io), io.env, { cwd: io.cwd })).daemon;
   } catch (err) {
     if (err instanceof ConfigUnreadableError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
-  const store = openDatabase(database);
+  const store = await openConfiguredStore(database, io.env);
   try {
     try {
       await migrateToLatest(store.db, { clock: systemClock });
@@ -74,8 +75,8 @@ export async function forgetCommand(args: string[], io: CliIo): Promise<number> 
       throw err;
     }
     const scrub = await scrubFreedSpace(store.db);
-    if (values.json) io.stdout.write(`${JSON.stringify({ phone_number: phone, ...report, file_rewritten: scrub.ok, ...(scrub.detail ? { detail: scrub.detail } : {}) }, null, 2)}\n`);
-    else io.stdout.write(describe(phone, report, scrub.ok));
+    if (values.json) io.stdout.write(`${JSON.stringify({ phone_number: phone, ...report, file_rewritten: scrub.ok && scrub.rewritten, ...(scrub.detail ? { detail: scrub.detail } : {}) }, null, 2)}\n`);
+    else io.stdout.write(describe(phone, report, scrub.ok, store.dialect === 'postgres'));
     if (!scrub.ok) io.stderr.write(`campaignd forget: ${scrub.detail}; the data is erased from every table, but its bytes may linger in the file's free space until "campaignd forget ${phone}" runs again with the daemon stopped\n`);
     return scrub.ok ? EXIT.ok : EXIT.problems;
   } finally {
@@ -83,7 +84,7 @@ export async function forgetCommand(args: string[], io: CliIo): Promise<number> 
   }
 }
 
-function describe(phone: string, r: ForgetReport, rewritten: boolean): string {
+function describe(phone: string, r: ForgetReport, rewritten: boolean, postgres: boolean): string {
   const lines = [
     `Erased ${phone}:`,
     `  leads           ${r.leads} (variables erased${r.leadsStopped > 0 ? `; ${r.leadsStopped} still to be called now suppressed` : ''})`,
@@ -93,7 +94,9 @@ function describe(phone: string, r: ForgetReport, rewritten: boolean): string {
     `  events          ${r.events} (details erased)`,
     `  hook events     ${r.hookEvents} undelivered (bodies erased, not sent)`,
     `  suppression     ${r.suppressed ? 'added: it will not be called again' : r.alreadySuppressed ? 'already on the list' : 'not added (--keep-calling)'}`,
-    `  database file   ${rewritten ? 'rewritten (no erased bytes left in free space or the log)' : 'NOT rewritten (see below)'}`,
+    postgres
+      ? '  database        PostgreSQL: rows overwritten; old row versions go with autovacuum, WAL archives and backups with your retention'
+      : `  database file   ${rewritten ? 'rewritten (no erased bytes left in free space or the log)' : 'NOT rewritten (see below)'}`,
   ];
   return `${lines.join('\n')}\n`;
 }

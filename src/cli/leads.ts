@@ -16,6 +16,8 @@ import type { TableOptions } from '../leads/lead-table.js';
 import { LeadFileError, readLeadFile, type LeadFileLayout, type ReadLeadOptions, type ReadLeadResult } from '../leads/read-leads.js';
 import { getCampaignByName, upsertCampaign } from '../store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../store/database.js';
+import { describeTarget, isPostgresUrl } from '../store/database-url.js';
+import { isMissingDatabase, openConfiguredStore } from '../store/open-store.js';
 import { recordEvent } from '../store/events.js';
 import { migrateToLatest, NewerSchemaError, schemaStatus } from '../store/migrate.js';
 import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
@@ -158,7 +160,7 @@ function findCampaign(loaded: LoadedConfig, name: string): CampaignConfig {
 async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, req: ImportRequest): Promise<number> {
   const clock = systemClock;
   const { file } = req;
-  const store = await openStore(loaded, cfg, req.dryRun, clock.now());
+  const store = await openImportStore(loaded, cfg, req.dryRun, clock.now(), io.env);
   const { handle } = store;
   try {
     let suppressed: ReadonlySet<string> | undefined;
@@ -227,10 +229,10 @@ interface ImportStore {
   note?: string;
 }
 
-async function openStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: boolean, now: number): Promise<ImportStore> {
+async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: boolean, now: number, env: CliIo['env']): Promise<ImportStore> {
   const clock = systemClock;
   if (!dryRun) {
-    const handle = openDatabase(loaded.daemon.database);
+    const handle = await openConfiguredStore(loaded.daemon, env);
     try {
       await migrateToLatest(handle.db, { clock });
       const existing = await getCampaignByName(handle.db, cfg.name);
@@ -246,24 +248,35 @@ async function openStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: bool
   // A dry run never writes: the store is opened read-only, and when there is none yet
   // (or its schema still needs migrating) rows are judged against an empty one in memory.
   const file = loaded.daemon.database;
-  if (file !== ':memory:' && fs.existsSync(file)) {
-    const handle = openDatabase(file, { readonly: true });
-    const status = await schemaStatus(handle.db);
-    if (status.unknown.length > 0) {
+  const shown = describeTarget(file);
+  const postgres = isPostgresUrl(file);
+  let exists = postgres || (file !== ':memory:' && fs.existsSync(file));
+  if (exists) {
+    const handle = await openConfiguredStore(loaded.daemon, env, { readonly: true });
+    const status = await schemaStatus(handle.db).catch(async (err: unknown) => {
       await handle.close();
-      throw new CliError(`database schema ${status.unknown.at(-1)} at ${file} is newer than this campaignd (knows up to ${status.latest}): upgrade campaignd`, EXIT.database);
+      if (postgres && isMissingDatabase(err)) return null;
+      throw err;
+    });
+    if (status === null) {
+      exists = false;
+    } else {
+      if (status.unknown.length > 0) {
+        await handle.close();
+        throw new CliError(`database schema ${status.unknown.at(-1)} at ${shown} is newer than this campaignd (knows up to ${status.latest}): upgrade campaignd`, EXIT.database);
+      }
+      if (status.pending.length === 0) {
+        const campaign = await getCampaignByName(handle.db, cfg.name);
+        // No campaign row yet: an id no lead has, so every row counts as new.
+        return { handle, campaignId: campaign?.id ?? -1 };
+      }
+      await handle.close();
     }
-    if (status.pending.length === 0) {
-      const campaign = await getCampaignByName(handle.db, cfg.name);
-      // No campaign row yet: an id no lead has, so every row counts as new.
-      return { handle, campaignId: campaign?.id ?? -1 };
-    }
-    await handle.close();
   }
   const handle = openDatabase(':memory:');
   await migrateToLatest(handle.db, { clock });
   const campaign = await upsertCampaign(handle.db, cfg, { timezone: cfg.timezone ?? null }, now);
-  const note = fs.existsSync(file) ? 'the store was not read (its schema needs the upgrade a real import does): every row is counted as new' : undefined;
+  const note = exists ? 'the store was not read (its schema needs the upgrade a real import does): every row is counted as new' : undefined;
   return note ? { handle, campaignId: campaign.id, note } : { handle, campaignId: campaign.id };
 }
 

@@ -5,13 +5,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalisePhone } from '../leads/phone.js';
-import { openDatabase } from '../store/database.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { addSuppressions, listSuppressions, removeSuppressions, suppressLeadsOfNumbers } from '../store/suppressions.js';
 import { formatLocal } from '../time/duration-format.js';
 import { systemClock } from '../time/clock.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { databaseFile, openReadStore } from './read-store.js';
+import { openConfiguredStore } from '../store/open-store.js';
+import { databaseSetting, openReadStore } from './read-store.js';
 
 export const SUPPRESS_HELP = `Usage: campaignd suppress add NUMBER... | remove NUMBER... | list | import FILE
                           [--country CC] [--config FILE] [--json]
@@ -116,9 +116,9 @@ export function readNumberList(text: string, country?: string): { numbers: strin
 }
 
 async function openWritable(configFlag: string | undefined, io: CliIo) {
-  const file = await databaseFile(configFlag, io);
-  if (file === ':memory:') throw new CliError('the configured database is ":memory:": a list kept there would vanish at once', EXIT.problems);
-  const store = openDatabase(file);
+  const setting = await databaseSetting(configFlag, io);
+  if (setting.database === ':memory:') throw new CliError('the configured database is ":memory:": a list kept there would vanish at once', EXIT.problems);
+  const store = await openConfiguredStore(setting, io.env);
   await migrateToLatest(store.db, { clock: systemClock });
   return store;
 }

@@ -39,7 +39,17 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
     default: {},
     description: 'How to reach the Voice Assistant Calling Service.',
   },
-  database: { spec: { kind: 'path' }, default: './data/campaignd.db', description: 'SQLite file (created 0600) or ":memory:"; env CAMPAIGND_DATABASE overrides.', example: './data/campaignd.db' },
+  database: {
+    spec: { kind: 'path' },
+    default: './data/campaignd.db',
+    description: 'SQLite file (created 0600) or ":memory:", or postgres://user@host:5432/db (no password here); env CAMPAIGND_DATABASE overrides.',
+    example: './data/campaignd.db',
+  },
+  database_password_file: {
+    spec: { kind: 'path' },
+    description: 'PostgreSQL only: a file whose first line is the password (env PGPASSWORD overrides).',
+    example: '/run/credentials/campaignd/pgpassword',
+  },
   campaigns_dir: { spec: { kind: 'path' }, default: './campaigns', description: 'Folder of campaign files (*.yaml, *.yml, *.json).', example: './campaigns' },
   http: {
     spec: {

@@ -7,6 +7,7 @@ import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js'
 import { checkUrl } from './address.js';
 import { checkValue, describe } from './spec.js';
 import type { ConfigProblem, DaemonConfig } from './types.js';
+import { isPostgresUrl, urlHasPassword } from '../store/database-url.js';
 import type { HookEventType } from '../store/results-hook-types.js';
 
 export interface DaemonParseResult {
@@ -43,9 +44,16 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     sink.error(['api', 'base_url'], 'missing required field "base_url"', { at: 'key', hint: 'add api.base_url (e.g. https://service.example) or set CAMPAIGND_API_BASE_URL' });
   }
 
+  // A PostgreSQL URL stays a URL; a file resolves like every other path.
   let database = written.database ?? './data/campaignd.db';
+  if (isPostgresUrl(database) && urlHasPassword(database)) {
+    sink.error(['database'], 'the URL holds a password: a password never goes in the config file', {
+      hint: 'remove it from the URL; set PGPASSWORD or database_password_file (a file readable by the daemon only)',
+    });
+  }
   const envDatabase = nonEmpty(env.CAMPAIGND_DATABASE);
-  database = envDatabase !== undefined ? (envDatabase === ':memory:' ? envDatabase : path.resolve(cwd, envDatabase)) : resolve(database);
+  const place = (p: string, base: (p: string) => string): string => (p === ':memory:' || isPostgresUrl(p) ? p : base(p));
+  database = envDatabase !== undefined ? place(envDatabase, (p) => path.resolve(cwd, p)) : place(database, resolve);
 
   let level = written.log?.level ?? 'info';
   const envLevel = nonEmpty(env.CAMPAIGND_LOG_LEVEL);
@@ -76,6 +84,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     hooks: (written.hooks ?? []).filter((h) => h.url && h.secret_env && h.events).map((h) => ({ url: h.url!, secretEnv: h.secret_env!, events: [...new Set(h.events!)] })),
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
+  if (written.database_password_file !== undefined) daemon.databasePasswordFile = resolve(written.database_password_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
   if (written.suppression_file !== undefined) daemon.suppressionFile = resolve(written.suppression_file);
   if (written.calling_rules !== undefined) daemon.callingRulesFile = resolve(written.calling_rules);
@@ -97,6 +106,7 @@ interface Written {
     server_timezone?: string;
   };
   database?: string;
+  database_password_file?: string;
   campaigns_dir?: string;
   http?: { listen?: { host: string; port: number }; dashboard_token_env?: string };
   webhook?: { secret_env?: string };

@@ -27,6 +27,8 @@ export interface DaemonConfig {
   };
   /** Absolute path of the SQLite file, or ':memory:'. */
   database: string;
+  /** PostgreSQL password file (absolute); PGPASSWORD overrides it. */
+  databasePasswordFile?: string;
   campaignsDir: string;
   /** dashboardTokenEnv: the variable holding the dashboard token (read by the composition root only). */
   http: { host: string; port: number; dashboardTokenEnv?: string };

@@ -14,24 +14,6 @@ export function isPostgres(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
-/** Whether a database setting names a PostgreSQL server rather than a SQLite file. */
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
-}
-
-/** The URL without its password, for messages, logs and `status`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    // Not parseable: keep only what precedes any credentials.
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
-}
-
-/** Every PostgreSQL URL in `text` with its password hidden (error messages may quote the setting). */
-export function redactUrls(text: string): string {
-  return text.replace(/postgres(ql)?:\/\/[^\s'"]+/gi, (m) => redactUrl(m));
-}
+// The URL helpers live apart, free of kysely, for the config parser; re-exported here for
+// the code that already reached them through this module.
+export { isPostgresUrl, redactUrl, redactUrls } from './database-url.js';

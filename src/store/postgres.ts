@@ -2,7 +2,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle } from './database.js';
-import { redactUrl, redactUrls } from './dialect.js';
+import { redactUrl, redactUrls } from './database-url.js';
 import type { Database } from './types.js';
 
 // The PostgreSQL store factory (product.md section 10): the same DatabaseHandle as the
@@ -42,8 +42,7 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   const settings = [`-c lock_timeout=${Math.max(0, Math.floor(opts.lockTimeoutMs ?? 5000))}`];
   if (opts.readonly) settings.push('-c default_transaction_read_only=on');
   const pool = new pg.Pool({
-    connectionString: url,
-    ...(opts.password !== undefined ? { password: opts.password } : {}),
+    connectionString: withPassword(url, opts.password),
     max: opts.maxConnections ?? 1,
     types,
     options: settings.join(' '),
@@ -67,6 +66,17 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
       await db.destroy();
     },
   };
+}
+
+/**
+ * pg lets the connection string's fields win over separate options, so a password given
+ * apart reaches pg inside the URL it is handed (never the URL shown: `file` is redacted).
+ */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
 }
 
 /** Connection errors may quote the URL: the password never reaches a message. */

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
 import { LIVE_ATTEMPT_STATES, type Database } from './types.js';
 
 // `campaignd forget`: erases one phone number's personal data from every table and keeps
@@ -78,20 +79,21 @@ export async function forgetNumber(db: Kysely<Database>, phone: string, opts: { 
       const hooked = await trx.updateTable('hook_outbox').set({ body: null }).where('lead_id', 'in', chunk).where('body', 'is not', null).executeTakeFirst();
       report.hookEvents += Number(hooked.numUpdatedRows);
     }
-    // The number itself, wherever a row holds it.
+    // The number itself, wherever a row holds it (ids cast to text: PostgreSQL does not
+    // concatenate a parameter of unknown type with a number).
     for (const id of byLead.map((r) => r.id)) {
       await trx.updateTable('leads').set({ phone_number: tombstone('lead', id), dedupe_key: tombstone('lead', id) }).where('id', '=', id).execute();
     }
-    await trx.updateTable('leads').set({ dedupe_key: sql`${'erased:lead:'} || id` }).where('dedupe_key', '=', phone).execute();
+    await trx.updateTable('leads').set({ dedupe_key: sql`cast(${'erased:lead:'} as text) || cast(id as text)` }).where('dedupe_key', '=', phone).execute();
     const contacts = await trx
       .updateTable('lead_contacts')
-      .set({ phone_number: sql`${'erased:contact:'} || lead_id || ${':'} || position` })
+      .set({ phone_number: sql`cast(${'erased:contact:'} as text) || cast(lead_id as text) || ':' || cast(position as text)` })
       .where('phone_number', '=', phone)
       .executeTakeFirst();
     report.contacts = Number(contacts.numUpdatedRows);
     const attempts = await trx
       .updateTable('attempts')
-      .set({ phone_number: sql`${'erased:attempt:'} || id`, detail: null })
+      .set({ phone_number: sql`cast(${'erased:attempt:'} as text) || cast(id as text)`, detail: null })
       .where('phone_number', '=', phone)
       .executeTakeFirst();
     report.attempts = Number(attempts.numUpdatedRows);
@@ -121,23 +123,27 @@ export interface ScrubResult {
   ok: boolean;
   /** Why not, when not. */
   detail?: string;
+  /** False on PostgreSQL, which has no file of ours to rewrite. */
+  rewritten: boolean;
 }
 
 /**
  * Erased values linger in SQLite's free space: freed pages, the unused parts of pages,
  * older page images in the write-ahead log. VACUUM writes the database anew from its live
  * rows, and a TRUNCATE checkpoint folds the log into the file and empties it. SQLite only
- * (the one place outside database.ts that says so): on PostgreSQL, VACUUM FULL of the
- * tables does the rewrite and the WAL archive is the operator's to expire.
+ * (the one place outside database.ts that says so).
  */
 export async function scrubFreedSpace(db: Kysely<Database>): Promise<ScrubResult> {
+  // PostgreSQL: the UPDATEs above are what `forget` promises; the dead row versions are
+  // reclaimed by autovacuum, and WAL archives and backups follow the operator's retention.
+  if (isPostgres(db)) return { ok: true, rewritten: false };
   try {
     await sql`vacuum`.execute(db);
   } catch (err) {
-    return { ok: false, detail: `VACUUM failed (${(err as Error).message}): is the daemon running? ` };
+    return { ok: false, rewritten: false, detail: `VACUUM failed (${(err as Error).message}): is the daemon running? ` };
   }
   const result = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(truncate)`.execute(db);
   const row = result.rows[0];
-  if (row && Number(row.busy) !== 0) return { ok: false, detail: 'the write-ahead log could not be emptied: another process is reading the database' };
-  return { ok: true };
+  if (row && Number(row.busy) !== 0) return { ok: false, rewritten: true, detail: 'the write-ahead log could not be emptied: another process is reading the database' };
+  return { ok: true, rewritten: true };
 }

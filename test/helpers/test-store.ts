@@ -2,6 +2,7 @@
 // database on the PostgreSQL run (vitest.postgres.config.ts sets CAMPAIGND_TEST_DIALECT and
 // its globalSetup, postgres-server.ts, provides the server's URL). The same test then
 // proves the same behaviour on both dialects.
+import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
@@ -63,4 +64,28 @@ export async function openTestStore(opts: TestStoreOptions = {}): Promise<Databa
       await database.drop();
     },
   };
+}
+
+/** A database for a command under test: what the config names, the env it needs, how to open and drop it. */
+export interface TestDatabaseTarget {
+  /** For the config's `database`: a file in `dir`, or a PostgreSQL URL WITHOUT its password. */
+  database: string;
+  /** The commands' environment: PGPASSWORD on the PostgreSQL run, as an operator sets it. */
+  env: Record<string, string>;
+  open(opts?: { readonly?: boolean }): Promise<DatabaseHandle>;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for CLI tests: a file in `dir`, or a new PostgreSQL database. */
+export async function testDatabaseTarget(dir: string): Promise<TestDatabaseTarget> {
+  if (testDialect === 'sqlite') {
+    const file = path.join(dir, 'campaignd.db');
+    return { database: file, env: {}, open: async (opts) => openDatabase(file, opts), drop: async () => undefined };
+  }
+  const created = await createTestDatabase();
+  const url = new URL(created.url);
+  const password = decodeURIComponent(url.password);
+  url.password = '';
+  const database = url.toString();
+  return { database, env: { PGPASSWORD: password }, open: async (opts) => openPostgres(database, { ...opts, password }), drop: created.drop };
 }

@@ -8,8 +8,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { readNumberList, suppressCommand } from '../../src/cli/suppress.js';
+import { testDatabaseTarget, type TestDatabaseTarget } from '../helpers/test-store.js';
 import { explainNumber } from '../../src/explain/explain.js';
-import { openDatabase } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { systemClock } from '../../src/time/clock.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
@@ -74,7 +74,10 @@ describe('opt-out by webhook (section 11)', () => {
 
 describe('campaignd suppress', () => {
   let dir: string | undefined;
-  afterEach(() => {
+  let target: TestDatabaseTarget | undefined;
+  afterEach(async () => {
+    await target?.drop();
+    target = undefined;
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   });
@@ -82,17 +85,17 @@ describe('campaignd suppress', () => {
   async function run(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
     const stdout = new Capture();
     const stderr = new Capture();
-    const io: CliIo = { stdout, stderr, env: {}, cwd };
+    const io: CliIo = { stdout, stderr, env: { ...target?.env }, cwd };
     const code = await suppressCommand([...args, '--config', path.join(cwd, 'campaignd.yaml')], io);
     return { code, out: stdout.text, err: stderr.text };
   }
 
   it('adds, imports (reporting bad lines by number), lists and removes, normalising as leads are; waiting leads become suppressed', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-suppress-'));
-    const dbFile = path.join(dir, 'campaignd.db');
-    fs.writeFileSync(path.join(dir, 'campaignd.yaml'), `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${dbFile}\ncampaigns_dir: ./campaigns\n`);
+    target = await testDatabaseTarget(dir);
+    fs.writeFileSync(path.join(dir, 'campaignd.yaml'), `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${target.database}\ncampaigns_dir: ./campaigns\n`);
     // A lead waiting for a retry to a number about to be imported.
-    const store = openDatabase(dbFile);
+    const store = await target.open();
     await migrateToLatest(store.db, { clock: systemClock });
     const now = Date.now();
     const c = await store.db.insertInto('campaigns').values({ name: 'c', state: 'running', assistant_id: 1, timezone: 'UTC', max_calls_in_parallel: 1, config_json: '{}', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
@@ -116,7 +119,7 @@ describe('campaignd suppress', () => {
     const bad = await run(['add', 'nope'], dir).catch((e: Error) => e);
     expect(String(bad)).toContain('"nope" is not a phone number');
 
-    const check = openDatabase(dbFile, { readonly: true });
+    const check = await target.open({ readonly: true });
     const leadRow = await check.db.selectFrom('leads').select(['state', 'next_due_at']).executeTakeFirstOrThrow();
     await check.close();
     expect(leadRow).toEqual({ state: 'suppressed', next_due_at: null });
