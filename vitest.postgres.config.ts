@@ -13,6 +13,7 @@ export default defineConfig({
       'test/integration/hooks-outbox.test.ts',
       'test/integration/engine-*.test.ts',
       'test/integration/postgres-*.test.ts',
+      'test/e2e/ha-*.test.ts',
     ],
     // SQLite's own files, pragmas and locks: nothing of them exists on PostgreSQL.
     exclude: [
@@ -20,6 +21,7 @@ export default defineConfig({
       'test/integration/store-durable.test.ts', // synchronous=FULL around the intent commit
       'test/integration/engine-store-errors.test.ts', // a second SQLite connection holding the write lock
       'test/integration/results-forget.test.ts', // VACUUM and the bytes left in the file and its WAL
+      'test/integration/store-group-commit.test.ts', // reads through a second, read-only SQLite connection
     ],
     env: { CAMPAIGND_TEST_DIALECT: 'postgres' },
     testTimeout: 30_000,

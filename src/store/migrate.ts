@@ -1,10 +1,15 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { migrations as knownMigrations, type Migration } from '../../migrations/index.js';
+import { isPostgres } from './dialect.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
 // A small migrator of our own (rather than kysely's Migrator) so that the bookkeeping
 // table is plain `schema_migrations(version, applied_at)` and a newer schema is refused
-// with a message an operator can act on. Portable kysely only: no SQLite-only SQL.
+// with a message an operator can act on. Portable kysely only: the migrations branch on
+// the dialect themselves (migrations/dialect.ts).
+
+/** PostgreSQL advisory lock key of a migration run ("cdmg"): several instances start at once. */
+const MIGRATION_LOCK_KEY = 0x63646d67;
 
 const TABLE = 'schema_migrations';
 
@@ -66,6 +71,27 @@ export async function migrateToLatest(
   db: Kysely<any>,
   opts: { clock?: Pick<Clock, 'now'>; migrations?: Record<string, Migration> } = {},
 ): Promise<{ applied: string[] }> {
+  if (!isPostgres(db)) return migrate(db, opts);
+  // On SQLite the first write of each step's transaction takes the database's write lock.
+  // PostgreSQL locks rows, not the database: two instances creating the bookkeeping table
+  // at once can collide in its catalog, so a whole run holds an advisory lock instead, on
+  // one pinned connection, waiting as long as the other's run takes (lock_timeout 0).
+  return db.connection().execute(async (conn) => {
+    await sql`set lock_timeout = 0`.execute(conn);
+    try {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    } finally {
+      await sql`reset lock_timeout`.execute(conn);
+    }
+    try {
+      return await migrate(conn, opts);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+async function migrate(db: Kysely<any>, opts: { clock?: Pick<Clock, 'now'>; migrations?: Record<string, Migration> }): Promise<{ applied: string[] }> {
   const clock = opts.clock ?? systemClock;
   const migrations = opts.migrations ?? knownMigrations;
   await db.schema

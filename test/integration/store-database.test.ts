@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../migrations/index.js';
 import { DatabaseMissingError, openDatabase, storeSettings, type DatabaseHandle } from '../../src/store/database.js';
-import { migrateToLatest, NewerSchemaError, schemaStatus } from '../../src/store/migrate.js';
-import { ManualClock } from '../../src/time/clock.js';
+import { migrateToLatest, schemaStatus } from '../../src/store/migrate.js';
 
 const handles: DatabaseHandle[] = [];
 const dirs: string[] = [];
@@ -109,69 +106,5 @@ describe('openDatabase', () => {
     const after = await reader.db.selectFrom('campaigns').select('name').orderBy('name').execute();
     expect(after.map((r) => r.name)).toEqual(['a', 'b']);
     await expect(reader.db.insertInto('campaigns').values(campaignRow('c')).execute()).rejects.toThrow(/readonly/);
-  });
-});
-
-describe('migrations', () => {
-  it('apply from empty, record their version and time, and do nothing when re-run', async () => {
-    const h = open(':memory:');
-    const clock = new ManualClock(1_700_000_000_000);
-    expect(await schemaStatus(h.db)).toMatchObject({ applied: [], current: null, pending: Object.keys(migrations) });
-    expect(await migrateToLatest(h.db, { clock })).toEqual({ applied: Object.keys(migrations) });
-    expect(await migrateToLatest(h.db, { clock })).toEqual({ applied: [] });
-    const rows = await (h.db as unknown as Kysely<any>).selectFrom('schema_migrations').selectAll().execute();
-    expect(rows).toEqual(Object.keys(migrations).map((version) => ({ version, applied_at: 1_700_000_000_000 })));
-    const tables = (await h.db.introspection.getTables()).map((t) => t.name).sort();
-    expect(tables).toEqual(['attempt_counts', 'attempts', 'call_results', 'campaigns', 'daemons', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'leads', 'schema_migrations', 'suppressions']);
-  });
-
-  it('refuses a database written by a newer campaignd', async () => {
-    const h = open(':memory:');
-    await migrateToLatest(h.db);
-    await (h.db as unknown as Kysely<any>).insertInto('schema_migrations').values({ version: '9999_future', applied_at: 0 }).execute();
-    const err = await migrateToLatest(h.db).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(NewerSchemaError);
-    const latest = Object.keys(migrations).sort().at(-1)!.split('_')[0];
-    expect((err as Error).message).toBe(`database schema 9999 is newer than this campaignd (knows up to ${latest}): upgrade campaignd or use another database`);
-    expect((await schemaStatus(h.db)).unknown).toEqual(['9999_future']);
-  });
-
-  it('rolls back a failing migration with its version row', async () => {
-    const h = open(':memory:');
-    const broken = {
-      '0001_initial': migrations['0001_initial']!,
-      '0002_broken': {
-        async up(db: Kysely<any>) {
-          await db.schema.createTable('half_done').addColumn('x', 'integer').execute();
-          throw new Error('boom');
-        },
-        async down() {},
-      },
-    };
-    await expect(migrateToLatest(h.db, { migrations: broken })).rejects.toThrow('boom');
-    const status = await schemaStatus(h.db, broken);
-    expect(status.applied).toEqual(['0001_initial']);
-    expect(status.pending).toEqual(['0002_broken']);
-    expect((await h.db.introspection.getTables()).map((t) => t.name)).not.toContain('half_done');
-  });
-
-  it('two processes migrating the same file at once apply each step once', async () => {
-    const file = path.join(tempDir(), 'race.db');
-    const script = `
-      const { openDatabase } = await import(${JSON.stringify(path.resolve('src/store/database.ts'))});
-      const { migrateToLatest } = await import(${JSON.stringify(path.resolve('src/store/migrate.ts'))});
-      const h = openDatabase(${JSON.stringify(file)});
-      process.stdout.write(JSON.stringify(await migrateToLatest(h.db)));
-      await h.close();`;
-    const run = (): Promise<{ applied: string[] }> =>
-      new Promise((resolve, reject) => {
-        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd() }, (err, stdout, stderr) =>
-          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { applied: string[] }),
-        );
-      });
-    const [ra, rb] = await Promise.all([run(), run()]);
-    expect([...ra.applied, ...rb.applied].sort()).toEqual(Object.keys(migrations));
-    const h = open(file, { readonly: true });
-    expect((await schemaStatus(h.db)).pending).toEqual([]);
   });
 });

@@ -6,9 +6,10 @@ import type { CampaignConfig } from '../../src/config/types.js';
 import { importLeads, type ImportSummary } from '../../src/leads/import.js';
 import { readLeadCsv } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { syncSuppressions } from '../../src/store/suppressions.js';
+import { openTestStore } from '../helpers/test-store.js';
 
 let handle: DatabaseHandle;
 let dir: string;
@@ -16,7 +17,7 @@ let campaignId: number;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-import-'));
-  handle = openDatabase(path.join(dir, 'store.db'));
+  handle = await openTestStore();
   await migrateToLatest(handle.db);
   campaignId = (await upsertCampaign(handle.db, campaign('spring'), { timezone: 'UTC' }, 1)).id;
 });

@@ -1,0 +1,100 @@
+// The migrator on both dialects (one migration history, product.md section 10): from an
+// empty database to the latest schema, a newer schema refused, a failing step rolled
+// back, and two processes migrating one database at once applying each step once.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../migrations/index.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { migrateToLatest, NewerSchemaError, schemaStatus } from '../../src/store/migrate.js';
+import { ManualClock } from '../../src/time/clock.js';
+import { openTestStore, testDatabaseTarget, testDialect, type TestDatabaseTarget } from '../helpers/test-store.js';
+
+const handles: DatabaseHandle[] = [];
+const targets: TestDatabaseTarget[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const h of handles.splice(0)) await h.close();
+  for (const t of targets.splice(0)) await t.drop();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function open(): Promise<DatabaseHandle> {
+  const h = await openTestStore();
+  handles.push(h);
+  return h;
+}
+
+describe(`migrations (${testDialect})`, () => {
+  it('apply from empty, record their version and time, and do nothing when re-run', async () => {
+    const h = await open();
+    const clock = new ManualClock(1_700_000_000_000);
+    expect(await schemaStatus(h.db)).toMatchObject({ applied: [], current: null, pending: Object.keys(migrations) });
+    expect(await migrateToLatest(h.db, { clock })).toEqual({ applied: Object.keys(migrations) });
+    expect(await migrateToLatest(h.db, { clock })).toEqual({ applied: [] });
+    const rows = await (h.db as unknown as Kysely<any>).selectFrom('schema_migrations').selectAll().orderBy('version').execute();
+    expect(rows).toEqual(Object.keys(migrations).map((version) => ({ version, applied_at: 1_700_000_000_000 })));
+    const tables = (await h.db.introspection.getTables()).map((t) => t.name).sort();
+    expect(tables).toEqual(['attempt_counts', 'attempts', 'call_results', 'campaigns', 'daemons', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'leads', 'schema_migrations', 'suppressions']);
+  });
+
+  it('refuses a database written by a newer campaignd', async () => {
+    const h = await open();
+    await migrateToLatest(h.db);
+    await (h.db as unknown as Kysely<any>).insertInto('schema_migrations').values({ version: '9999_future', applied_at: 0 }).execute();
+    const err = await migrateToLatest(h.db).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NewerSchemaError);
+    const latest = Object.keys(migrations).sort().at(-1)!.split('_')[0];
+    expect((err as Error).message).toBe(`database schema 9999 is newer than this campaignd (knows up to ${latest}): upgrade campaignd or use another database`);
+    expect((await schemaStatus(h.db)).unknown).toEqual(['9999_future']);
+  });
+
+  it('rolls back a failing migration with its version row', async () => {
+    const h = await open();
+    const broken = {
+      '0001_initial': migrations['0001_initial']!,
+      '0002_broken': {
+        async up(db: Kysely<any>) {
+          await db.schema.createTable('half_done').addColumn('x', 'integer').execute();
+          throw new Error('boom');
+        },
+        async down() {},
+      },
+    };
+    await expect(migrateToLatest(h.db, { migrations: broken })).rejects.toThrow('boom');
+    const status = await schemaStatus(h.db, broken);
+    expect(status.applied).toEqual(['0001_initial']);
+    expect(status.pending).toEqual(['0002_broken']);
+    expect((await h.db.introspection.getTables()).map((t) => t.name)).not.toContain('half_done');
+  });
+
+  it('two processes migrating the same database at once apply each step once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-migrate-race-'));
+    dirs.push(dir);
+    const target = await testDatabaseTarget(dir);
+    targets.push(target);
+    const script = `
+      const { openStore } = await import(${JSON.stringify(path.resolve('src/store/open-store.ts'))});
+      const { migrateToLatest } = await import(${JSON.stringify(path.resolve('src/store/migrate.ts'))});
+      const h = await openStore(process.env.TARGET, { password: process.env.PGPASSWORD });
+      process.stdout.write(JSON.stringify(await migrateToLatest(h.db)));
+      await h.close();`;
+    const run = (): Promise<{ applied: string[] }> =>
+      new Promise((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', script],
+          { cwd: process.cwd(), env: { ...process.env, ...target.env, TARGET: target.database } },
+          (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { applied: string[] })),
+        );
+      });
+    const [ra, rb] = await Promise.all([run(), run()]);
+    expect([...ra.applied, ...rb.applied].sort()).toEqual(Object.keys(migrations));
+    const h = await target.open({ readonly: true });
+    handles.push(h);
+    expect((await schemaStatus(h.db)).pending).toEqual([]);
+  });
+});
