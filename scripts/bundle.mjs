@@ -8,9 +8,9 @@
 // ~0.1 s. Splitting keeps each command's code in its own chunk, loaded when the command runs
 // (src/main.ts imports the commands lazily), so `status` never loads the simulator.
 //
-// `status` itself is bundled apart, into one file (dist/app/status.js) that main.js imports:
-// split with the rest, its code came in ~15 chunks (one per set of commands sharing a
-// module), and node 20 spends ~0.5 ms on each module it resolves, reads and links. The file
+// `status` itself is bundled apart, into dist/app/status.js and one chunk, that main.js
+// imports: split with the rest, its code came in ~15 chunks (one per set of commands sharing
+// a module), and node 20 spends ~0.5 ms on each module it resolves, reads and links. It
 // holds its own copy of what it shares with main.js (src/cli/io.ts: main recognises its
 // CliError by isCliError) and with the other commands (kysely, yaml, luxon, the store: no
 // state crosses between commands, one runs per process).
@@ -63,12 +63,13 @@ const split = await build({
     },
   ],
 });
-// Its own dynamic imports (none today) would be inlined: still one file, evaluated when used.
-const status = await build({ ...common, entryPoints: [STATUS], outfile: path.join(outdir, 'status.js') });
+// Split too, but only along its own dynamic imports: pg (./postgres.js) stays in a chunk
+// loaded when the database is a PostgreSQL URL. Its chunks are named apart from the others.
+const status = await build({ ...common, entryPoints: { status: STATUS }, outdir, splitting: true, chunkNames: 'status-[name]-[hash]' });
 
 // Replaced in an order that a campaignd starting meanwhile (a test, a benchmark) survives:
 // the new chunks first (their names carry a content hash; status.js does not, but it imports
-// nothing of the build, so either main.js runs with either status.js), the entry that names
+// only its own chunks, so either main.js runs with either status.js), the entry that names
 // them last, then the previous build's chunks, which would otherwise pile up.
 const entry = path.join(outdir, 'main.js');
 const files = [...split.outputFiles, ...status.outputFiles].sort((a, b) => Number(a.path.startsWith(entry)) - Number(b.path.startsWith(entry)));
