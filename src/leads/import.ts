@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { suppressedAmong } from '../store/suppressions.js';
-import { BulkInserter } from '../store/bulk-insert.js';
+import { BulkInserter, refreshStatistics } from '../store/bulk-insert.js';
 import { PhoneSet } from './number-set.js';
 import type { Database } from '../store/types.js';
 import type { ReadLeadResult } from './read-leads.js';
@@ -100,40 +100,61 @@ export async function importLeads(
   let batch: PlannedRow[] = [];
   const writers = makeWriters();
   const prior = await readPrior(db, campaign.id, opts.sourceFile);
+  let writing: Promise<void> = Promise.resolve();
 
   const sample = (line: number, message: string): void => {
     if (summary.samples.length < MAX_SAMPLES) summary.samples.push({ line, message });
   };
 
-  for await (const result of source) {
-    summary.read++;
-    if (result.ok) {
-      if (result.warnings) {
-        summary.warnings += result.warnings.length;
-        for (const w of result.warnings) sample(result.line, w);
-      }
-      if (!campaign.allowDuplicates) {
-        if (!seen.add(result.lead.phoneNumber)) {
-          summary.duplicates++;
-          continue;
-        }
-      }
-    } else {
-      summary.invalid++;
-      summary.invalidByReason[result.reason] = (summary.invalidByReason[result.reason] ?? 0) + 1;
-      sample(result.line, `${result.phoneText === '' ? '(empty)' : result.phoneText}: ${result.reason}`);
-    }
-    batch.push(plan(result, campaign, opts.sourceFile));
-    if (batch.length >= batchSize) {
-      await writeBatch(db, writers, prior, campaign, batch, opts, summary);
-      batch = [];
-      opts.onProgress?.(summary.read);
-    }
+  try {
+    await readAll();
+  } finally {
+    // A read error leaves no write running behind it on the store the caller closes next.
+    await writing.catch(() => undefined);
   }
+  await writing;
   if (batch.length > 0) await writeBatch(db, writers, prior, campaign, batch, opts, summary);
+  if (!opts.dryRun && summary.accepted + summary.invalid + summary.suppressed >= STATISTICS_AFTER_ROWS) await refreshStatistics(db, ['leads', 'lead_contacts']);
   opts.onProgress?.(summary.read);
   return summary;
+
+  async function readAll(): Promise<void> {
+    for await (const result of source) {
+      summary.read++;
+      if (result.ok) {
+        if (result.warnings) {
+          summary.warnings += result.warnings.length;
+          for (const w of result.warnings) sample(result.line, w);
+        }
+        if (!campaign.allowDuplicates) {
+          if (!seen.add(result.lead.phoneNumber)) {
+            summary.duplicates++;
+            continue;
+          }
+        }
+      } else {
+        summary.invalid++;
+        summary.invalidByReason[result.reason] = (summary.invalidByReason[result.reason] ?? 0) + 1;
+        sample(result.line, `${result.phoneText === '' ? '(empty)' : result.phoneText}: ${result.reason}`);
+      }
+      batch.push(plan(result, campaign, opts.sourceFile));
+      if (batch.length >= batchSize) {
+        // One batch is written while the next is read: on PostgreSQL the writing happens in
+        // the server's process, so reading and checking rows need not wait for it. Never
+        // more than one batch in flight, so memory stays that of two batches.
+        await writing;
+        writing = writeBatch(db, writers, prior, campaign, batch, opts, summary);
+        // Noticed at the next await; until then it must not count as unhandled.
+        writing.catch(() => undefined);
+        batch = [];
+        opts.onProgress?.(summary.read);
+      }
+    }
+  }
 }
+
+/** New rows from which an import refreshes the planner's statistics (PostgreSQL; a few hundred ms at 1M rows). */
+const STATISTICS_AFTER_ROWS = 10_000;
 
 function plan(result: ReadLeadResult, campaign: ImportCampaign, sourceFile: string): PlannedRow {
   if (!result.ok) return { result, key: `invalid:${sourceFile}:${result.line}`, variablesJson: JSON.stringify(result.variables) };

@@ -1,0 +1,76 @@
+// Lead import on PostgreSQL (issue 12: ≥ 50,000 rows/s), as bench/import-leads.ts measures
+// it on SQLite: `campaignd leads import FILE --campaign bench` through the package's bin,
+// spawn to exit, into a fresh database of a throwaway embedded PostgreSQL server (the one
+// the tests use), then the same file again (the idempotent re-import). The URL in the
+// config has no password; the bin gets it from PGPASSWORD.
+//
+//   npm run build && npx tsx bench/import-leads-postgres.ts [rows]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { buildIfStale } from '../test/helpers/build.js';
+import { startPostgresServer } from '../test/helpers/postgres-server.js';
+import { BIN, spawnExecutable, stopAllProcesses } from '../test/helpers/processes.js';
+import { atLeast, reportFigure } from './lib/figures.js';
+
+const BENCH = 'import-leads-postgres';
+const rows = Number(process.argv[2] ?? 1_000_000);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-pg-'));
+const csv = path.join(dir, 'leads.csv');
+
+/** `n` rows of the SQLite bench's shape: +1 555 and +49 15 numbers, ~1% invalid, ~1% repeated, some secondaries. */
+async function generate(file: string, n: number): Promise<void> {
+  const out = fs.createWriteStream(file);
+  out.write('phone_number,first_name,last_name,plan,timezone,secondary_phone_number_1\n');
+  const zones = ['', '', 'Europe/Berlin', 'America/New_York', ''];
+  for (let i = 0; i < n; i++) {
+    const at = i % 100 === 13 ? i - 2 : i;
+    const phone = i % 100 === 7 ? 'n/a' : at % 2 === 0 ? `+1555${String(1_000_000 + at).slice(-7)}` : `+4915${String(100_000_000 + at)}`;
+    const secondary = i % 10 === 3 ? `+4930${String(10_000_000 + i)}` : '';
+    if (!out.write(`${phone},First${i},"Last, ${i}",${i % 3 === 0 ? 'gold' : 'basic'},${zones[i % zones.length]},${secondary}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function main(): Promise<void> {
+  await buildIfStale();
+  await generate(csv, rows);
+  const server = await startPostgresServer();
+  try {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE bench');
+    await admin.end();
+    const url = new URL(server.url);
+    const password = decodeURIComponent(url.password);
+    url.password = '';
+    url.pathname = '/bench';
+    fs.mkdirSync(path.join(dir, 'campaigns'));
+    const configPath = path.join(dir, 'campaignd.yaml');
+    fs.writeFileSync(configPath, `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${url.toString()}\ncampaigns_dir: ./campaigns\n`);
+    const campaign = {
+      assistant_id: 1, timezone: 'UTC', allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+      allowed_hours_start_time: '00:00:00', allowed_hours_end_time: '00:00:00', max_calls_in_parallel: 5, max_retries: 2, retry_interval: 3600,
+      leads: { file: csv },
+    };
+    fs.writeFileSync(path.join(dir, 'campaigns', 'bench.yaml'), JSON.stringify(campaign));
+    for (const label of ['import', 're-import']) {
+      const started = performance.now();
+      const proc = spawnExecutable(`leads import (${label})`, BIN, ['leads', 'import', csv, '--campaign', 'bench', '--config', configPath, '--json'], { env: { PGPASSWORD: password } });
+      const exit = await proc.exited;
+      const seconds = (performance.now() - started) / 1000;
+      if (exit.code !== 0) throw new Error(`leads import exited ${exit.code}: ${proc.stderr()}`);
+      reportFigure(BENCH, `${label} (${rows.toLocaleString('en')} rows, PostgreSQL)`, Math.round(rows / seconds), 'rows/s', atLeast(50_000, 'rows/s'));
+    }
+  } finally {
+    await server.stop();
+    stopAllProcesses();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
