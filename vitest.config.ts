@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // postgres-*: PostgreSQL only, in vitest.postgres.config.ts (which starts the server they need).
-    exclude: ['test/stress/**', 'test/integration/postgres-*.test.ts'],
+    exclude: ['test/stress/**', 'test/integration/postgres-*.test.ts', 'test/e2e/ha-*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

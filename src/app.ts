@@ -5,7 +5,12 @@ import type { Logger } from './log/logger.js';
 import type { Clock } from './time/clock.js';
 import type { Database } from './store/types.js';
 import type { DatabaseHandle } from './store/database.js';
-import { openConfiguredStore } from './store/open-store.js';
+import { openConfiguredStore, storePassword } from './store/open-store.js';
+import { withSetupLock } from './store/setup-lock.js';
+import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js';
+import { releaseLease, renewLease, takeLease } from './store/lease.js';
+import { createElector, type Elector } from './ha/elector.js';
+import { createRoleSwitch } from './ha/role-switch.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createEngine, type Engine } from './engine/engine.js';
 import type { EngineClient } from './engine/ports.js';
@@ -70,6 +75,8 @@ export interface App {
 }
 
 const HEARTBEAT_MS = 2_000;
+/** How long a lost lease leaves in-flight make_call requests to finish before they are left to the next active instance. */
+const STANDBY_GRACE_MS = 2_000;
 const CHECKPOINT_MS = 10_000;
 
 /** Opens the store, syncs the config into it, and starts the engine and the HTTP surface. */
@@ -99,13 +106,17 @@ export async function startApp(opts: AppOptions): Promise<App> {
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const pid = opts.pid ?? process.pid;
     const instanceId = `${os.hostname()}:${pid}:${clock.now()}`;
-    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now() });
+    // PostgreSQL: several instances share the database and a lease decides which one dials
+    // (product.md §10). SQLite: one daemon per file, always active.
+    const shared = store.dialect === 'postgres';
+    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 
-    await syncConfig(db, opts.config, opts);
+    await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
-    const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: opts.hookSecret ?? ((name) => process.env[name]) });
+    const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: opts.hookSecret ?? ((name) => process.env[name]), sending: !shared });
     cleanups.push(() => hooks.stop());
+    let elector: Elector | null = null;
 
     const engine = createEngine({
       db,
@@ -118,6 +129,15 @@ export async function startApp(opts: AppOptions): Promise<App> {
       serverTimezone: daemon.api.serverTimezone,
       webhooksEnabled: opts.webhookSecret() !== undefined,
       keepTranscripts: daemon.results?.keepTranscripts ?? true,
+      ...(shared
+        ? {
+            lease: {
+              holds: () => elector?.holds() ?? false,
+              token: () => elector?.token() ?? null,
+              lost: () => elector?.lost('the database refused a claim under this lease'),
+            },
+          }
+        : {}),
       metrics: {
         callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
@@ -127,17 +147,31 @@ export async function startApp(opts: AppOptions): Promise<App> {
       },
     });
     let currentConfig = opts.config;
-    if (opts.leadSource) {
-      const stopSync = startRemoteLeadSync({
-        db,
-        source: opts.leadSource,
-        campaigns: () => currentConfig.campaigns,
-        clock,
-        logger,
-        onNewLeads: () => engine.wake(),
-      });
-      cleanups.push(async () => stopSync());
-    }
+    /**
+     * What only the active instance does besides dialing: reading remote leads and erasing
+     * expired results (doing either twice would only cost). Returns how to stop them.
+     */
+    const startSideDuties = (): (() => void) => {
+      const stops: (() => void)[] = [];
+      if (opts.leadSource) {
+        stops.push(
+          startRemoteLeadSync({
+            db,
+            source: opts.leadSource,
+            campaigns: () => currentConfig.campaigns,
+            clock,
+            logger,
+            onNewLeads: () => engine.wake(),
+          }),
+        );
+      }
+      // Personal data past results.retention_days is erased on a timer of its own.
+      const retentionDays = daemon.results?.retentionDays ?? null;
+      if (retentionDays !== null) stops.push(startRetentionSweeps({ db, clock, logger, retentionDays }));
+      return () => stops.splice(0).forEach((stop) => stop());
+    };
+    let stopSideDuties: (() => void) | null = null;
+    cleanups.push(async () => stopSideDuties?.());
 
     let httpServer: HttpServerHandle | null = null;
     if (opts.http !== false) {
@@ -180,7 +214,61 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // Only now, with the port bound: a daemon that cannot listen (the port is taken) must
     // fail before it dials, or a supervisor restarting it would place calls on each try
     // whose webhooks nobody receives.
-    await engine.start();
+    if (shared) {
+      // The lease on a connection of its own: a long transaction on the engine's must not delay renewals.
+      const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
+      cleanups.push(() => leaseStore.close());
+      let wakeups: WakeupListener | null = null;
+      cleanups.push(async () => wakeups?.close());
+      const target = opts.databaseFile ?? daemon.database;
+      const password = await storePassword(target, process.env, daemon.databasePasswordFile);
+      const roles = createRoleSwitch({
+        logger,
+        becomeActive: async () => {
+          await engine.becomeActive();
+          await hooks.setSending(true);
+          stopSideDuties ??= startSideDuties();
+          wakeups ??= listenForFreedSlots({ url: target, ...(password !== undefined ? { password } : {}), clock, logger, onWake: () => engine.wake() });
+          metrics.instanceActive.set(1);
+        },
+        becomeStandby: async () => {
+          metrics.instanceActive.set(0);
+          // Claims already stopped (the dial loop asks the lease); in-flight requests get a moment.
+          await engine.becomeStandby(STANDBY_GRACE_MS);
+          await hooks.setSending(false);
+          stopSideDuties?.();
+          stopSideDuties = null;
+          await wakeups?.close();
+          wakeups = null;
+        },
+      });
+      const leaseMs = (daemon.ha?.leaseSeconds ?? 10) * 1000;
+      elector = createElector({
+        lease: {
+          take: () => takeLease(leaseStore.db, instanceId, leaseMs),
+          renew: (token) => renewLease(leaseStore.db, instanceId, token, leaseMs),
+          release: (token) => releaseLease(leaseStore.db, instanceId, token),
+        },
+        leaseMs,
+        clock,
+        logger,
+        onActive: () => roles.set('active'),
+        onStandby: () => roles.set('standby'),
+      });
+      const theElector = elector;
+      // Released last (cleanups run last in, first out): after the engine stopped dialing.
+      cleanups.push(async () => {
+        await theElector.stop();
+        await roles.settled();
+      });
+      metrics.instanceActive.set(0);
+      await engine.start({ standby: true });
+      theElector.start();
+    } else {
+      metrics.instanceActive.set(1);
+      stopSideDuties = startSideDuties();
+      await engine.start();
+    }
     cleanups.push(() => engine.stop(0));
 
     const beat = async (): Promise<void> => {
@@ -223,12 +311,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
     };
     scheduleCheckpoint();
     cleanups.push(async () => cancelCheckpoint());
-    // Personal data past results.retention_days is erased on a timer of its own.
-    const retentionDays = daemon.results?.retentionDays ?? null;
-    if (retentionDays !== null) {
-      const stopRetention = startRetentionSweeps({ db, clock, logger, retentionDays });
-      cleanups.push(async () => stopRetention());
-    }
 
     let stopped: Promise<void> | null = null;
     return {
@@ -238,7 +320,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       httpPort: httpServer?.port ?? null,
       async reload(config) {
         currentConfig = config;
-        await syncConfig(db, config, opts);
+        await withSetupLock(db, (conn) => syncConfig(conn, config, opts));
         await hooks.reload(config.daemon);
         await engine.reload();
         await beat();

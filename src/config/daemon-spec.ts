@@ -110,6 +110,22 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
     default: {},
     description: 'What campaignd keeps of each call (product.md section 9).',
   },
+  ha: {
+    spec: {
+      kind: 'object',
+      fields: {
+        lease_seconds: {
+          spec: { kind: 'integer', min: 2, max: 300 },
+          default: 10,
+          description:
+            'PostgreSQL only: several `campaignd run` on one database, one active (product.md section 10). The active instance renews its lease every third of this; a standby takes over when it runs out, and places its first call within lease_seconds + 5 s of a crash.',
+          example: 10,
+        },
+      },
+    },
+    default: {},
+    description: 'Active and standby instances on one PostgreSQL database (ignored with SQLite: one daemon per file).',
+  },
   log: {
     spec: { kind: 'object', fields: { level: { spec: { kind: 'enum', values: LOG_LEVELS, noun: 'log level' }, default: 'info', description: 'Log level; env CAMPAIGND_LOG_LEVEL overrides.', example: 'info' } } },
     default: {},

@@ -81,6 +81,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
     results: { keepTranscripts: written.results?.keep_transcripts ?? true, retentionDays: written.results?.retention_days ?? null },
+    ha: { leaseSeconds: written.ha?.lease_seconds ?? 10 },
     hooks: (written.hooks ?? []).filter((h) => h.url && h.secret_env && h.events).map((h) => ({ url: h.url!, secretEnv: h.secret_env!, events: [...new Set(h.events!)] })),
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
@@ -117,5 +118,6 @@ interface Written {
   unknown_attempt_settle_seconds?: number;
   log?: { level?: string };
   results?: { keep_transcripts?: boolean; retention_days?: number };
+  ha?: { lease_seconds?: number };
   hooks?: { url?: string; secret_env?: string; events?: HookEventType[] }[];
 }

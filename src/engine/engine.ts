@@ -6,7 +6,7 @@ import type { Database } from '../store/types.js';
 import { createCampaignView } from './campaign-view.js';
 import type { EngineLoop, EngineMetrics, EngineStatus } from './engine-types.js';
 import { createControlLoop } from './loops/control-loop.js';
-import { createDialLoop } from './loops/dial-loop.js';
+import { createDialLoop, type LeaseView } from './loops/dial-loop.js';
 import { createOutcomeLoop } from './loops/outcome-loop.js';
 import { createRemoteSyncLoop } from './loops/remote-sync-loop.js';
 import type { OutcomeContext } from './outcomes.js';
@@ -53,6 +53,8 @@ export interface EngineOptions {
   poller?: Partial<PollerOptions>;
   /** results.keep_transcripts of the daemon config (default true). */
   keepTranscripts?: boolean;
+  /** The lease claims are made under (PostgreSQL with several instances, src/ha/elector.ts). */
+  lease?: LeaseView;
 }
 
 /** After the in-flight requests, how long the loops get to return before stop() does. */
@@ -118,6 +120,7 @@ export function createEngine(opts: EngineOptions) {
     logger: log,
     metrics: opts.metrics,
     instanceId: opts.instanceId,
+    lease: opts.lease,
     accountMaxCalls: opts.accountMaxCalls,
     settleMs,
     campaigns,
@@ -155,14 +158,17 @@ export function createEngine(opts: EngineOptions) {
   }
 
   return {
-    /** Recovers unfinished attempts, then starts the loops. */
-    async start(): Promise<void> {
-      await recover();
+    /**
+     * Recovers unfinished attempts, then starts the loops. A `standby` start (several
+     * instances on PostgreSQL) only follows campaigns and records webhooks until becomeActive.
+     */
+    async start(role: { standby?: boolean } = {}): Promise<void> {
+      if (!role.standby) await recover();
       await campaigns.refresh(true);
       await campaigns.refreshSuppressions();
       await service.loadAssistants();
       control.start();
-      startActive();
+      if (!role.standby) startActive();
     },
     /** Graceful shutdown (product.md §8): see stopActive. */
     async stop(graceMs = 10_000): Promise<void> {

@@ -15,13 +15,15 @@ export const DUE_FLOOR_MS = 50;
 /** What stops all dialing, whatever the campaigns say. */
 export interface DialGate {
   stopping: boolean;
+  /** Several instances on PostgreSQL: this one's lease is no longer held (product.md §10). */
+  leaseLost?: boolean;
   tokenRejected: boolean;
   /** After a 422 for the account, nothing is dialled before this instant. */
   accountPausedUntil: number;
 }
 
 export function dialingAllowed(gate: DialGate, now: number): boolean {
-  return !gate.stopping && !gate.tokenRejected && now >= gate.accountPausedUntil;
+  return !gate.stopping && !gate.leaseLost && !gate.tokenRejected && now >= gate.accountPausedUntil;
 }
 
 /** When a closed gate is looked at again: the account pause's end if it comes first. */

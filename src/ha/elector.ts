@@ -36,6 +36,8 @@ export interface Elector {
   token(): number | null;
   /** Whether a claim may be made or a call sent now: active and the local deadline not passed. */
   holds(): boolean;
+  /** The database refused a claim under our token: stand by now rather than at the next renewal. */
+  lost(reason: string): void;
   start(): void;
   /** Stops electing; an active instance releases its lease so a standby takes over at once. */
   stop(): Promise<void>;
@@ -104,6 +106,7 @@ export function createElector(opts: ElectorOptions): Elector {
   return {
     token: () => current,
     holds: () => current !== null && clock.now() < deadline,
+    lost: (reason) => lose(reason),
     start() {
       round = once().finally(schedule);
     },

@@ -35,6 +35,8 @@ export interface Metrics {
   readonly hookBacklog: Gauge<'hook'>;
   /** Age of the oldest undelivered hook event in seconds, by hook URL. */
   readonly hookOldestSeconds: Gauge<'hook'>;
+  /** 1 while this instance is the active one (claims and dials), 0 while it stands by (product.md §10). */
+  readonly instanceActive: Gauge;
 }
 
 /** Creates the metrics on a fresh registry, with Node's default process metrics. */
@@ -54,6 +56,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'campaignd_call_outcomes_total',
       help: 'Final attempt outcomes, by campaign and outcome class.',
       labelNames: ['campaign', 'class'],
+      registers,
+    }),
+    instanceActive: new Gauge({
+      name: 'campaignd_instance_active',
+      help: 'Whether this instance is the active one that claims and dials (1) or a standby (0); always 1 on SQLite.',
       registers,
     }),
     liveCalls: new Gauge({

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
 import { assertAllRules, type CampaignUnderTest, type ObservedCall } from '../helpers/invariants.js';
 import { freePort, spawnCampaignd, waitForHttp, type Proc } from '../helpers/processes.js';
 
@@ -85,6 +86,8 @@ export interface Workspace {
   httpPort: number;
   httpUrl: string;
   tokenFile: string | null;
+  /** A PostgreSQL database the daemons use instead of dbPath (with its test password). */
+  databaseUrl?: string;
   writeCampaign(spec: CampaignSpec): void;
   cleanup(): void;
 }
@@ -193,10 +196,15 @@ export function observed(calls: readonly RecordedCall[]): ObservedCall[] {
   return calls.map((c) => ({ id: c.id, client_phone_number: c.client_phone_number, status: c.status, answered_by: c.answered_by, createdAt: c.created_at_ms, finishedAt: c.finished_at_ms }));
 }
 
+/** The workspace's store, read-only: its SQLite file, or its PostgreSQL database. */
+function openWorkspaceStore(ws: Workspace): Promise<DatabaseHandle> {
+  return openStore(ws.databaseUrl ?? ws.dbPath, { readonly: true });
+}
+
 /** The state of a campaign straight from the database (read-only, while the daemon runs). */
 export async function campaignState(ws: Workspace, name: string): Promise<string | null> {
-  if (!fs.existsSync(ws.dbPath)) return null;
-  const store = openDatabase(ws.dbPath, { readonly: true });
+  if (!ws.databaseUrl && !fs.existsSync(ws.dbPath)) return null;
+  const store = await openWorkspaceStore(ws);
   try {
     const row = await store.db.selectFrom('campaigns').select('state').where('name', '=', name).executeTakeFirst();
     return row?.state ?? null;
@@ -211,8 +219,8 @@ export async function campaignState(ws: Workspace, name: string): Promise<string
  * decided again), so lead states are not final until none is left.
  */
 export async function unconfirmedSuccesses(ws: Workspace): Promise<number> {
-  if (!fs.existsSync(ws.dbPath)) return 0;
-  const store = openDatabase(ws.dbPath, { readonly: true });
+  if (!ws.databaseUrl && !fs.existsSync(ws.dbPath)) return 0;
+  const store = await openWorkspaceStore(ws);
   try {
     const rows = await store.db.selectFrom('attempts').select('id').where('state', '=', 'ended').where('outcome', '=', 'success').where('outcome_source', '=', 'webhook').execute();
     return rows.length;
@@ -227,7 +235,7 @@ export async function unconfirmedSuccesses(ws: Workspace): Promise<number> {
  */
 export async function assertCampaignRules(ws: Workspace, specs: readonly CampaignSpec[], calls: readonly RecordedCall[]): Promise<void> {
   const loaded = await loadConfig(ws.configPath, {}, { cwd: ws.dir });
-  const store = openDatabase(ws.dbPath, { readonly: true });
+  const store = await openWorkspaceStore(ws);
   try {
     const rows = await store.db.selectFrom('campaigns').select(['id', 'name']).execute();
     const under: CampaignUnderTest[] = specs.map((s) => {

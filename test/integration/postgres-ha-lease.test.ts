@@ -13,6 +13,9 @@ import { openPostgres } from '../../src/store/postgres.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { campaignConfig, insertCampaign, insertLeads, upsertDaemon } from './status-fixture.js';
 import { collectStatus } from '../../src/status/collect.js';
+import { listenForFreedSlots } from '../../src/store/pg-wakeups.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { systemClock } from '../../src/time/clock.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let a: DatabaseHandle;
@@ -115,6 +118,32 @@ describe('the lease on PostgreSQL', () => {
       { pid: 202, hostname: 'host-b', role: 'standby', heartbeat_at: new Date(now - 500).toISOString() },
       { pid: 101, hostname: 'host-a', role: 'active', heartbeat_at: new Date(now - 1_000).toISOString() },
     ]);
+  });
+
+  it("wakes the active instance's dialer when another connection frees a slot (listenForFreedSlots)", async () => {
+    const inputs = await dueLeads(a, 1);
+    const [claim] = await claimAttempts(a.db, inputs);
+    let wakes = 0;
+    let resolveWake: () => void = () => undefined;
+    const listener = listenForFreedSlots({
+      url: database.url,
+      clock: systemClock,
+      logger: silentLogger(),
+      onWake: () => {
+        wakes++;
+        resolveWake();
+      },
+    });
+    try {
+      // The first wake comes once it listens (whatever was freed before is looked at).
+      await new Promise<void>((resolve) => (resolveWake = resolve));
+      const woken = new Promise<void>((resolve) => (resolveWake = resolve));
+      await b.db.updateTable('attempts').set({ state: 'ended', outcome: 'busy' }).where('id', '=', claim!.ok ? claim!.attempt.id : -1).execute();
+      await woken;
+      expect(wakes).toBe(2);
+    } finally {
+      await listener.close();
+    }
   });
 
   it('announces a freed slot on campaignd_slot when an attempt leaves the live states, once per transaction', async () => {

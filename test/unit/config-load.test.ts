@@ -32,6 +32,7 @@ describe('loadConfig: a good config', () => {
       suppressionFile: path.join(fixtures, 'good/dnc.txt'),
       unknownAttemptSettleSeconds: 180,
       log: { level: 'info' },
+      ha: { leaseSeconds: 10 },
       hooks: [],
       results: { keepTranscripts: true, retentionDays: null },
     });

@@ -17,12 +17,23 @@ import type { EngineClient } from '../ports.js';
 import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
 import type { WakeSignal } from '../wake-signal.js';
+import { isFenced } from '../../store/fencing.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one commit,
 // through claimAttempts, the store's one writer of intents) and hands each claimed attempt
 // to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
 // window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
 // campaigns to completed and back, since only a pass knows that no lead is left.
+
+/** What the dial loop knows of the lease (src/ha/elector.ts). */
+export interface LeaseView {
+  /** Whether claims may be made and calls sent now. */
+  holds(): boolean;
+  /** The fencing token claims carry; null while not active. */
+  token(): number | null;
+  /** The database refused a claim under this lease: give the role up at once. */
+  lost(): void;
+}
 
 export interface DialLoopDeps {
   db: Kysely<Database>;
@@ -33,6 +44,8 @@ export interface DialLoopDeps {
   metrics?: EngineMetrics | undefined;
   /** Identifies this daemon's in-flight attempts. */
   instanceId: string;
+  /** The lease this instance dials under (PostgreSQL with several instances); absent: always held. */
+  lease?: LeaseView | undefined;
   accountMaxCalls?: number | undefined;
   settleMs: number;
   campaigns: CampaignView;
@@ -58,7 +71,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   let running: Promise<void> = Promise.resolve();
 
   function gate(): DialGate {
-    return { stopping, tokenRejected: service.tokenRejected(), accountPausedUntil };
+    return { stopping, leaseLost: deps.lease ? !deps.lease.holds() : false, tokenRejected: service.tokenRejected(), accountPausedUntil };
   }
 
   /** One child logger per campaign, made once: pino serialises a child's bindings when it is created. */
@@ -134,7 +147,13 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       }
     }
 
-    const claims = await claimAttempts(db, picked.map((p) => p.input));
+    // The claim carries the lease's token: the database refuses it if another instance took over meanwhile.
+    const token = deps.lease?.token();
+    const claims = await claimAttempts(
+      db,
+      picked.map((p) => p.input),
+      token === null || token === undefined ? {} : { fenceToken: token },
+    );
     let claimRefused = false;
     for (const [i, claim] of claims.entries()) {
       const { c, lead } = picked[i]!;
@@ -271,7 +290,13 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       try {
         nextAt = await pass();
       } catch (err) {
-        log.error({ err: errText(err) }, 'scheduler tick failed; retrying');
+        if (isFenced(err)) {
+          // Not a store failure: another instance holds the lease now. Nothing was claimed.
+          log.warn('claim refused by the database: this instance no longer holds the lease');
+          deps.lease?.lost();
+        } else {
+          log.error({ err: errText(err) }, 'scheduler tick failed; retrying');
+        }
         nextAt = clock.now() + 1000;
       }
       if (stopping) break;
