@@ -63,6 +63,10 @@ const split = await build({
     },
   ],
 });
+// A renamed or moved import would put status back among the shared chunks, silently.
+if (!split.outputFiles.some((f) => path.basename(f.path) === 'main.js' && f.text.includes('import("./status.js")'))) {
+  throw new Error(`scripts/bundle.mjs: main.js no longer imports ./status.js (${STATUS} as a dynamic import of src/main.ts)`);
+}
 // Split too, but only along its own dynamic imports: pg (./postgres.js) stays in a chunk
 // loaded when the database is a PostgreSQL URL. Its chunks are named apart from the others.
 const status = await build({ ...common, entryPoints: { status: STATUS }, outdir, splitting: true, chunkNames: 'status-[name]-[hash]' });
