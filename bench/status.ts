@@ -6,12 +6,16 @@
 //    about 0.6 attempts per lead. Median and worst of RUNS after a first run. Goals
 //    (issue 11): median ≤ 200 ms small, ≤ 400 ms at 1M leads.
 //  - In-process: collectStatus over the big store, goal ≤ 300 ms per report.
+// `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
+// built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
+// without its password and PGPASSWORD, as an operator runs it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '../src/store/database.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { benchDialect, benchTarget, dialectLabel, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
@@ -21,29 +25,32 @@ import { atMost, reportFigure } from './lib/figures.js';
 import { fmt, summary } from './lib/stats.js';
 
 const BENCH = 'status';
-const LEADS = Number(process.argv[2] ?? 1_000_000);
+const dialect = benchDialect();
+const LEADS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const SMALL = 1_000;
 const RUNS = 11;
 const CAMPAIGNS = 5;
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0); // Monday 11:00 Berlin: windows open
 const STATES = ['pending', 'pending', 'pending', 'retry-scheduled', 'completed', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'calling'] as const;
 
-// BENCH_KEEP=1 keeps the built file; BENCH_DB=FILE measures a file built earlier.
-const reuse = process.env.BENCH_DB;
+// BENCH_KEEP=1 keeps the built file; BENCH_DB=FILE measures a file built earlier (SQLite).
+const reuse = dialect === 'sqlite' ? process.env.BENCH_DB : undefined;
 const dir = reuse ? path.dirname(reuse) : fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-status-'));
-const file = reuse ?? path.join(dir, 'campaignd.db');
-const smallFile = path.join(dir, 'small.db');
+const big = await benchTarget(dialect, reuse ?? path.join(dir, 'campaignd.db'));
+const small = await benchTarget(dialect, path.join(dir, 'small.db'));
 try {
   // The bin runs dist/: measure the sources as they are.
   await buildIfStale();
-  await build(smallFile, SMALL);
-  commandFigure(smallFile, SMALL, 200);
-  if (!reuse) await build(file, LEADS);
-  commandFigure(file, LEADS, 400);
+  await build(small, SMALL);
+  commandFigure(small, SMALL, 200);
+  if (!reuse) await build(big, LEADS);
+  commandFigure(big, LEADS, 400);
   await measure();
 } finally {
-  fs.rmSync(smallFile, { force: true });
-  if (process.env.BENCH_KEEP || reuse) console.log(`kept ${file}`);
+  await small.drop();
+  await big.drop();
+  if (dialect === 'sqlite') fs.rmSync(small.database, { force: true });
+  if ((process.env.BENCH_KEEP && dialect === 'sqlite') || reuse) console.log(`kept ${big.database}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -51,14 +58,14 @@ try {
  * `campaignd status` as a user types it (the plain report, and --json once to check it
  * read the whole store): the bin executed in a new process, a config naming `db`.
  */
-function commandFigure(db: string, leads: number, goalMs: number): void {
+function commandFigure(target: BenchTarget, leads: number, goalMs: number): void {
   const config = path.join(dir, `campaignd-${leads}.yaml`);
-  fs.writeFileSync(config, `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${JSON.stringify(db)}\ncampaigns_dir: ./campaigns\n`);
+  fs.writeFileSync(config, `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${JSON.stringify(target.database)}\ncampaigns_dir: ./campaigns\n`);
   const cpu: number[] = [];
   const run = (args: string[]): { ms: number; stdout: string } => {
     const c0 = childrenCpuMs();
     const t0 = performance.now();
-    const r = spawnSync(BIN, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: cleanEnv({ CAMPAIGND_CONFIG: config }) });
+    const r = spawnSync(BIN, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: cleanEnv({ ...target.env, CAMPAIGND_CONFIG: config }) });
     const ms = performance.now() - t0;
     if (args[0] === 'status') cpu.push(childrenCpuMs() - c0);
     // Exit 1 is a report with problems (campaigns with a stuck call, …), still a report.
@@ -73,8 +80,11 @@ function commandFigure(db: string, leads: number, goalMs: number): void {
   const version = summary(Array.from({ length: 5 }, () => run(['--version']).ms));
   const s = summary(times);
   const scale = `${leads.toLocaleString('en')} leads`;
-  console.log(`campaignd status, ${scale}: median ${fmt(s.p50, 0)} ms, worst ${fmt(s.max, 0)} ms of ${RUNS}; campaignd --version median ${fmt(version.p50, 0)} ms`);
-  reportFigure(BENCH, `campaignd status, whole command, ${scale} (median)`, s.p50, 'ms', atMost(goalMs, 'ms'), `the bin executed, spawn to exit, ${RUNS} runs after a first; --version alone ${fmt(version.p50, 0)} ms`);
+  console.log(`campaignd status, ${scale}, ${dialectLabel(dialect)}: median ${fmt(s.p50, 0)} ms, worst ${fmt(s.max, 0)} ms of ${RUNS}; campaignd --version median ${fmt(version.p50, 0)} ms`);
+  // Issue 11's ≤ 200 ms for a small store was set for SQLite; issue 12 sets PostgreSQL's
+  // goal for the big store only (≤ 400 ms at 1M leads): the small store's is reported there.
+  const goal = target.dialect === 'sqlite' || leads > SMALL ? atMost(goalMs, 'ms') : undefined;
+  reportFigure(BENCH, `campaignd status, whole command, ${scale} (median)`, s.p50, 'ms', goal, `the bin executed, spawn to exit, ${RUNS} runs after a first; --version alone ${fmt(version.p50, 0)} ms`);
   reportFigure(BENCH, `campaignd status, whole command, ${scale} (worst)`, s.max, 'ms', undefined, `worst of the same ${RUNS} runs; load average ${os.loadavg()[0]?.toFixed(1)}`);
   reportFigure(BENCH, `campaignd status, CPU time, ${scale} (median)`, summary(cpu).p50, 'ms', undefined, 'user + system of the command itself (10 ms ticks): what it costs on an idle core');
 }
@@ -87,8 +97,9 @@ function childrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
-async function build(file: string, LEADS: number): Promise<void> {
-  const raw = await openForBulkLoad(file, NOW);
+async function build(target: BenchTarget, LEADS: number): Promise<void> {
+  if (target.dialect === 'postgres') return buildPostgres(target, LEADS);
+  const raw = await openForBulkLoad(target.database, NOW);
   const t0 = performance.now();
   const insertCampaign = raw.prepare(
     `insert into campaigns (name, state, assistant_id, timezone, max_calls_in_parallel, config_json, created_at, updated_at)
@@ -135,9 +146,61 @@ async function build(file: string, LEADS: number): Promise<void> {
   console.log(`built ${LEADS.toLocaleString('en')} leads, ${attempts.toLocaleString('en')} attempts, ${live} live, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-async function measure(): Promise<void> {
+/** build()'s rows on PostgreSQL, in three statements run by the server. */
+async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
+  const t0 = performance.now();
+  const setup = await target.open();
+  try {
+    await migrateToLatest(setup.db, { clock: { now: () => NOW } });
+  } finally {
+    await setup.close();
+  }
+  const config = (name: string): string =>
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50 });
+  const { attempts, live } = await withTargetClient(target, async (c) => {
+    for (let i = 1; i <= CAMPAIGNS; i++) {
+      await c.query(
+        `insert into campaigns (name, state, assistant_id, timezone, max_calls_in_parallel, config_json, created_at, updated_at) values ($1, 'running', 12, 'Europe/Berlin', 50, $2, 0, 0)`,
+        [`campaign-${i}`, config(`campaign-${i}`)],
+      );
+    }
+    // Lead i: campaign i % CAMPAIGNS + 1, state STATES[floor(i / CAMPAIGNS) % STATES.length],
+    // phone +1555 and i in 7 digits; a final lead updated within the last 48 h.
+    await c.query(
+      `with k as (
+         select i, i % $2 + 1 as campaign, ($3::text[])[((i / $2) % array_length($3::text[], 1) + 1)::int] as state, '+1555' || lpad(i::text, 7, '0') as phone
+         from generate_series(0, $1::bigint - 1) as i
+       )
+       insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at)
+       select campaign, phone, phone, state,
+         case when state in ('completed', 'reached-max-retries') then null else $4::bigint end, 0,
+         case when state in ('completed', 'reached-max-retries') then $4::bigint - (i * 7919) % 172800000 else 0 end
+       from k order by i`,
+      [LEADS, CAMPAIGNS, [...STATES], NOW],
+    );
+    // A called lead's attempt (two for reached-max-retries, the first an hour earlier);
+    // the first 250 calling leads' attempts are live.
+    const inserted = await c.query(
+      `with l as (
+         select id, campaign_id, phone_number, state, $1::bigint - (substr(phone_number, 5)::bigint * 104729) % 172800000 as created,
+           row_number() over (partition by state order by id) as nth
+         from leads where state not in ('pending', 'invalid', 'suppressed')
+       )
+       insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at)
+       select campaign_id, id, 0, phone_number, 12, 'ended', created - 3600000, created - 3600000 from l where state = 'reached-max-retries'
+       union all
+       select campaign_id, id, 0, phone_number, 12, case when state = 'calling' and nth <= 250 then 'placed' else 'ended' end, created, created from l`,
+      [NOW],
+    );
+    const placed = await c.query(`select count(*)::int as n from attempts where state = 'placed'`);
+    await c.query('vacuum analyze');
+    return { attempts: inserted.rowCount ?? 0, live: Number(placed.rows[0].n) };
+  });
+  console.log(`built ${LEADS.toLocaleString('en')} leads, ${attempts.toLocaleString('en')} attempts, ${live} live, in ${((performance.now() - t0) / 1000).toFixed(1)} s (PostgreSQL)`);
+}
 
-  const handle = openDatabase(file, { readonly: true });
+async function measure(): Promise<void> {
+  const handle = await big.open({ readonly: true });
   const opts = { now: NOW, version: 'bench', isPidAlive: () => false };
   const first = performance.now();
   const report = await collectStatus(handle.db, opts);
