@@ -1,4 +1,5 @@
-// The in-process campaignd stack the engine benchmarks run: the simulator, a SQLite file,
+// The in-process campaignd stack the engine benchmarks run: the simulator, a SQLite file
+// (or a PostgreSQL database: `dialect`, bench-db.ts),
 // the real service client (every HTTP exchange counted through onRequest), the engine and
 // the daemon's real HTTP surface for webhooks — all on ONE clock, usually sped up.
 // Like test/helpers/stack.ts, but it exposes what benchmarks need: request counts, the
@@ -19,10 +20,11 @@ import { createServiceClient, type ServiceClient } from '../../src/service/clien
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import type { OutcomeName } from '../../src/simulator/types.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
-import { openDatabase } from '../../src/store/database.js';
+import { takeLease } from '../../src/store/lease.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { Database } from '../../src/store/types.js';
 import { scaledClock, systemClock, type Clock } from '../../src/time/clock.js';
+import { benchTarget, type BenchDialect } from './bench-db.js';
 
 /** Monday 2026-01-05 10:00 UTC: simulated time starts here. */
 export const ORIGIN = Date.UTC(2026, 0, 5, 10, 0, 0);
@@ -43,6 +45,8 @@ export interface BenchStackOptions {
   seed?: number;
   /** The client's rate budget; default HIGH_BUDGET (never shapes a run). */
   rateLimit?: { requestsPerMinute: number; burst: number };
+  /** The store's database (default sqlite: a file in the stack's temp folder). */
+  dialect?: BenchDialect;
 }
 
 export interface BenchStack {
@@ -124,10 +128,15 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       onRequest: (e) => requests.set(e.endpoint, (requests.get(e.endpoint) ?? 0) + 1),
     });
     closers.push(() => client.close());
-    const store = openDatabase(path.join(dir, 'campaignd.db'));
+    const target = await benchTarget(opts.dialect ?? 'sqlite', path.join(dir, 'campaignd.db'));
+    closers.push(() => target.drop());
+    const store = await target.open();
     closers.push(() => store.close());
     const { db } = store;
     await migrateToLatest(db, { clock });
+    // On PostgreSQL the daemon claims as the lease's holder, each claim fenced by its token
+    // (checked by a trigger); one engine alone holds it for the whole run.
+    const fenceToken = store.dialect === 'postgres' ? await takeLease(db, 'bench-engine', 3_600_000) : null;
 
     const assistantId = Number((await client.listOutboundAssistants())[0]?.id);
     const campaignIds: number[] = [];
@@ -195,6 +204,17 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
           settleSeconds: 180,
           serverTimezone: 'UTC',
           webhooksEnabled: opts.webhooks,
+          ...(fenceToken !== null
+            ? {
+                lease: {
+                  holds: () => true,
+                  token: () => fenceToken,
+                  lost: () => {
+                    throw new Error('the benchmark engine lost its lease');
+                  },
+                },
+              }
+            : {}),
         });
         await e.start();
         engine = e;
