@@ -291,7 +291,29 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       simCalls: () => [...sim.state.calls.values()].sort((a, b) => a.id - b.id),
       control,
       async waitForQuiet(timeoutMs = 20_000) {
-        await waitUntil(() => isQuiet(db), { timeoutMs, message: () => describeProgress(db) });
+        // Read in one transaction: on the stack's one connection no commit of the engine
+        // falls between the reads (a lead read final before a poll revised it, and its
+        // attempt read after, looked quiet). With the engine running, quiet also means
+        // each running campaign whose leads are all final was completed: the engine does
+        // that a few queries after the last outcome, which on PostgreSQL is later than a
+        // test's next read.
+        const settled = () =>
+          db.transaction().execute(async (trx) => {
+            if (!(await isQuiet(trx))) return false;
+            if (!engine) return true;
+            const completing = campaigns.filter((c) => c.config.markCompleteWhenNoLeads).map((c) => c.id);
+            if (completing.length === 0) return true;
+            const due = await trx
+              .selectFrom('campaigns')
+              .select('id')
+              .where('id', 'in', completing)
+              .where('state', '=', 'running')
+              .where((eb) => eb.exists(eb.selectFrom('leads').select('leads.id').whereRef('leads.campaign_id', '=', 'campaigns.id')))
+              .limit(1)
+              .executeTakeFirst();
+            return due === undefined;
+          });
+        await waitUntil(settled, { timeoutMs, message: () => describeProgress(db) });
       },
       assertAllRules: () => assertAllRules(db, stack.simCalls(), campaigns, { now: clock.now(), ...(opts.accountMaxCalls !== undefined ? { accountMaxCalls: opts.accountMaxCalls } : {}) }),
       close,
