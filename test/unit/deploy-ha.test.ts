@@ -76,10 +76,7 @@ describe('deploy/compose-ha.yaml', () => {
       fs.symlinkSync(path.join(root, 'config'), path.join(etc, 'example'));
       const env = { ...instances[0]!.environment, CAMPAIGND_WEBHOOK_SECRET: 'w', CAMPAIGND_DASHBOARD_TOKEN: 'd' };
       const loaded = await loadConfig(path.join(etc, 'campaignd.yaml'), env);
-      // `ha` is not in the daemon config spec yet (issue 12, the HA wiring): until it is, its
-      // "unknown field" is the one problem allowed. Drop the filter when it lands.
-      const pending = (p: { field?: string; message: string }) => p.field === 'ha' && p.message === 'unknown field "ha"';
-      expect(loaded.problems.filter((p) => !pending(p))).toEqual([]);
+      expect(loaded.problems).toEqual([]);
       expect(loaded.daemon.database).toBe(config.database);
       expect(loaded.campaigns.map((c) => c.name)).toEqual(['demo']);
     } finally {
