@@ -1,8 +1,8 @@
 // Lead import on PostgreSQL (issue 12: ≥ 50,000 rows/s), as bench/import-leads.ts measures
 // it on SQLite: `campaignd leads import FILE --campaign bench` through the package's bin,
-// spawn to exit, into a fresh database of a throwaway embedded PostgreSQL server (the one
-// the tests use), then the same file again (the idempotent re-import). The URL in the
-// config has no password; the bin gets it from PGPASSWORD.
+// spawn to exit, into a fresh database (bench/lib/bench-db.ts: on `npm run bench`'s server,
+// or a throwaway embedded one, the tests' own), then the same file again (the idempotent
+// re-import). The URL in the config has no password; the bin gets it from PGPASSWORD.
 //
 //   npm run build && npx tsx bench/import-leads-postgres.ts [rows]
 import fs from 'node:fs';
@@ -10,10 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { buildIfStale } from '../test/helpers/build.js';
-import { startPostgresServer } from '../test/helpers/postgres-server.js';
 import { BIN, spawnExecutable, stopAllProcesses } from '../test/helpers/processes.js';
+import { benchTarget } from './lib/bench-db.js';
 import { atLeast, reportFigure } from './lib/figures.js';
 
 const BENCH = 'import-leads-postgres';
@@ -39,19 +38,11 @@ async function generate(file: string, n: number): Promise<void> {
 async function main(): Promise<void> {
   await buildIfStale();
   await generate(csv, rows);
-  const server = await startPostgresServer();
+  const target = await benchTarget('postgres', 'unused');
   try {
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE bench');
-    await admin.end();
-    const url = new URL(server.url);
-    const password = decodeURIComponent(url.password);
-    url.password = '';
-    url.pathname = '/bench';
     fs.mkdirSync(path.join(dir, 'campaigns'));
     const configPath = path.join(dir, 'campaignd.yaml');
-    fs.writeFileSync(configPath, `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${url.toString()}\ncampaigns_dir: ./campaigns\n`);
+    fs.writeFileSync(configPath, `api:\n  base_url: http://127.0.0.1:9\ndatabase: ${target.database}\ncampaigns_dir: ./campaigns\n`);
     const campaign = {
       assistant_id: 1, timezone: 'UTC', allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
       allowed_hours_start_time: '00:00:00', allowed_hours_end_time: '00:00:00', max_calls_in_parallel: 5, max_retries: 2, retry_interval: 3600,
@@ -60,15 +51,15 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(dir, 'campaigns', 'bench.yaml'), JSON.stringify(campaign));
     for (const label of ['import', 're-import']) {
       const started = performance.now();
-      const proc = spawnExecutable(`leads import (${label})`, BIN, ['leads', 'import', csv, '--campaign', 'bench', '--config', configPath, '--json'], { env: { PGPASSWORD: password } });
+      const proc = spawnExecutable(`leads import (${label})`, BIN, ['leads', 'import', csv, '--campaign', 'bench', '--config', configPath, '--json'], { env: target.env });
       const exit = await proc.exited;
       const seconds = (performance.now() - started) / 1000;
       if (exit.code !== 0) throw new Error(`leads import exited ${exit.code}: ${proc.stderr()}`);
       reportFigure(BENCH, `${label} (${rows.toLocaleString('en')} rows, PostgreSQL)`, Math.round(rows / seconds), 'rows/s', atLeast(50_000, 'rows/s'));
     }
   } finally {
-    await server.stop();
-    stopAllProcesses();
+    await stopAllProcesses();
+    await target.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

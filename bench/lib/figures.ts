@@ -14,6 +14,8 @@ export interface Figure {
   pass: boolean | null;
   /** Extra context (sample size, settings). */
   note?: string;
+  /** The database the run used; stamped by bench/index.ts (absent: SQLite). */
+  dialect?: 'sqlite' | 'postgres';
 }
 
 export const FIGURE_PREFIX = 'BENCH-FIGURE ';

@@ -19,12 +19,13 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(header), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }
 
-/** The figures as a Markdown table: benchmark, figure, value, goal, verdict, notes. */
+/** The figures as a Markdown table: benchmark, database, figure, value, goal, verdict, notes. */
 export function figuresTable(figures: readonly Figure[]): string {
   return markdownTable(
-    ['benchmark', 'figure', 'value', 'goal', 'result', 'notes'],
+    ['benchmark', 'database', 'figure', 'value', 'goal', 'result', 'notes'],
     figures.map((f) => [
       f.bench,
+      f.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite',
       f.name,
       `${formatValue(f.value)} ${f.unit}`.trim(),
       f.goal || '—',
