@@ -34,7 +34,7 @@ const BOTH: readonly BenchDialect[] = ['sqlite', 'postgres'];
 
 const BENCHES: Bench[] = [
   { file: 'engine-claim.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
-  { file: 'who-claim.ts', args: (q) => (q ? ['--quick'] : []) },
+  { file: 'who-claim.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'daemon-memory.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-throughput.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'engine-calls.ts', args: (q) => (q ? ['--quick'] : []) },

@@ -23,6 +23,8 @@ const ROWS: Row[] = [
   { figure: 'engine throughput ratio (engine ÷ plain client)', ...same('engine-throughput', 'throughput ratio engine ÷ client') },
   { figure: 'engine: calls placed per second', ...same('engine-throughput', 'engine placed calls/s') },
   { figure: 'claim p99 (next due lead + claim), big store', ...same('engine-claim', 'claim (dueLeads + claimAttempt) p99') },
+  { figure: 'next due lead with zones, rules and caps, p99 (section 11)', ...same('who-claim', 'next due lead with zones, rules and caps, p99') },
+  { figure: '… and its claim committed, p99', ...same('who-claim', 'claim including the durable commit, p99') },
   { figure: 'collectStatus, big store, 100 campaigns (worst)', ...same('engine-claim', 'status (collectStatus, whole DB)') },
   // The big store's line: every status figure but the 1,000-lead one.
   { figure: '`campaignd status`, whole process, big store (median)', ...same('status', /^campaignd status, whole command, (?!1,000 leads)[\d,]+ leads \(median\)$/) },
