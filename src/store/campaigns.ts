@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
-import type { CampaignRow, CampaignState, Database } from './types.js';
+import { ACTIVE_LEAD_STATES, type CampaignRow, type CampaignState, type Database } from './types.js';
 
 // The campaign table mirrors the campaign files. Files own the settings; the operator
 // owns the state (`campaign pause` must survive a config reload), so an upsert never
@@ -80,9 +80,25 @@ export async function reopenCompletedCampaign(db: Kysely<Database>, id: number, 
   await db.updateTable('campaigns').set({ state: 'running', completed_at: null, updated_at: now }).where('id', '=', id).where('state', '=', 'completed').execute();
 }
 
-/** A running campaign whose every lead is final becomes completed; nothing happens to one in any other state. */
-export async function completeRunningCampaign(db: Kysely<Database>, id: number, now: number): Promise<void> {
-  await db.updateTable('campaigns').set({ state: 'completed', completed_at: now, updated_at: now }).where('id', '=', id).where('state', '=', 'running').execute();
+/**
+ * A running campaign whose every lead is final becomes completed; nothing happens to one in
+ * any other state, or while a lead is still active. True when it was completed.
+ */
+export async function completeRunningCampaign(db: Kysely<Database>, id: number, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('campaigns')
+    .set({ state: 'completed', completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'running')
+    // Checked again by this statement: the caller's checks are separate reads, and a commit
+    // between them (a poll turning a webhook "success" into a voicemail to retry) would
+    // complete a campaign with a lead still to call. Seen on PostgreSQL, where a read
+    // takes a round trip and the poller's commit lands in between.
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('leads').select('leads.id').whereRef('leads.campaign_id', '=', 'campaigns.id').where('leads.state', 'in', [...ACTIVE_LEAD_STATES]))),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
 
 /** The campaign file as it was last loaded (stored so that status/explain work offline). */
