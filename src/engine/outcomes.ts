@@ -5,7 +5,7 @@ import { mergeCallResult } from '../store/results.js';
 import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
-import { markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
+import { getAttempt, markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import { retryDecider } from './retry-policy.js';
@@ -103,7 +103,14 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
     source: provisional ? 'webhook' : obs.source,
     endedAt,
   });
-  if (!moved) return { result: 'ignored' };
+  if (!moved) {
+    // The row was read before this transaction and something ended it since: typically a
+    // webhook's provisional success while this listing was in flight. What the listing
+    // says (who answered) must still confirm or revise it, against the row as it is now.
+    const current = await getAttempt(trx, attempt.id);
+    if (current && !(LIVE_ATTEMPT_STATES as readonly string[]).includes(current.state)) return confirmProvisional(trx, ctx, current, obs, cls, now);
+    return { result: 'ignored' };
+  }
   await leadAfterOutcome(trx, attempt, retryDecider(cls, campaign.config, endedAt), now);
   return { result: 'ended', cls };
 }

@@ -279,7 +279,8 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       return;
     }
     if (!(await hasLeads(db, c.id))) return;
-    await completeRunningCampaign(db, c.id, now);
+    // Refused when a lead became active again since the reads above (the store checks it).
+    if (!(await completeRunningCampaign(db, c.id, now))) return;
     log.info({ campaign: c.name }, 'campaign completed: every lead is final');
     await campaigns.refresh(true);
   }
