@@ -149,8 +149,10 @@ describe('engine: provisional webhook successes', () => {
 
   it('the engine works a backlog off round after round, not one bounded round per cadence', async () => {
     const [phone] = phoneNumbers(1, 40);
-    // A slow clock (×10): finalising 500 attempts takes real milliseconds, which ×400 would make look like a cadence.
-    stack = await startStack({ campaigns: [{ leads: [{ phone: phone! }] }], webhooks: false, startEngine: false, scale: 10 });
+    // A slow clock (×2): finalising 1,500 attempts takes real time (a round trip per statement on
+    // PostgreSQL, a busy CI machine), which a fast clock would make look like cadences. One round
+    // per cadence would take three cadences (≥ 30 s); back to back, well under 15 s of this clock.
+    stack = await startStack({ campaigns: [{ leads: [{ phone: phone! }] }], webhooks: false, startEngine: false, scale: 2 });
     const s = stack;
     const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id']).executeTakeFirstOrThrow();
     const now = s.clock.now();
