@@ -95,7 +95,7 @@ function describe(phone: string, r: ForgetReport, rewritten: boolean, postgres: 
     `  hook events     ${r.hookEvents} undelivered (bodies erased, not sent)`,
     `  suppression     ${r.suppressed ? 'added: it will not be called again' : r.alreadySuppressed ? 'already on the list' : 'not added (--keep-calling)'}`,
     postgres
-      ? '  database        PostgreSQL: rows overwritten; old row versions go with autovacuum, WAL archives and backups with your retention'
+      ? '  database        PostgreSQL: rows overwritten and their old versions vacuumed; WAL archives and backups follow your retention'
       : `  database file   ${rewritten ? 'rewritten (no erased bytes left in free space or the log)' : 'NOT rewritten (see below)'}`,
   ];
   return `${lines.join('\n')}\n`;

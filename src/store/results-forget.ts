@@ -134,9 +134,18 @@ export interface ScrubResult {
  * (the one place outside database.ts that says so).
  */
 export async function scrubFreedSpace(db: Kysely<Database>): Promise<ScrubResult> {
-  // PostgreSQL: the UPDATEs above are what `forget` promises; the dead row versions are
-  // reclaimed by autovacuum, and WAL archives and backups follow the operator's retention.
-  if (isPostgres(db)) return { ok: true, rewritten: false };
+  // PostgreSQL: the UPDATEs above leave the old row versions in the tables until a vacuum
+  // prunes them; this one does it now for the tables forget changed (a plain VACUUM: no lock
+  // that would stop a running daemon; VACUUM FULL, which rewrites the files, would). WAL
+  // archives and backups follow the operator's retention.
+  if (isPostgres(db)) {
+    try {
+      await sql`vacuum leads, lead_contacts, attempts, call_results, events, hook_outbox`.execute(db);
+    } catch (err) {
+      return { ok: false, rewritten: false, detail: `VACUUM failed (${(err as Error).message})` };
+    }
+    return { ok: true, rewritten: false };
+  }
   try {
     await sql`vacuum`.execute(db);
   } catch (err) {
