@@ -104,7 +104,7 @@ const figures: Figure[] = [];
 const failed: string[] = [];
 const started = performance.now();
 // One PostgreSQL server for every PostgreSQL run; its failure to start ends the run here.
-const postgres = runs.some((r) => r.dialect === 'postgres') ? await startPostgresServer() : null;
+const postgres = runs.some((r) => r.dialect === 'postgres') ? await startPostgresServer({ fsync: true }) : null;
 if (postgres) console.log('PostgreSQL: one embedded server for the PostgreSQL runs (each bench makes its own database)');
 try {
   for (const { bench, dialect } of runs) {

@@ -51,7 +51,7 @@ let created = 0;
 async function serverUrl(): Promise<{ url: string; release: () => Promise<void> }> {
   const shared = process.env[POSTGRES_URL_ENV];
   if (shared) return { url: shared, release: async () => undefined };
-  ownServer ??= startPostgresServer();
+  ownServer ??= startPostgresServer({ fsync: true });
   ownUsers++;
   const server = await ownServer;
   return {

@@ -34,8 +34,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server in a fresh folder under the OS temp folder; stop() removes it. */
-export async function startPostgresServer(): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * Starts a server in a fresh folder under the OS temp folder; stop() removes it. Tests run
+ * it with fsync off (a throwaway server); benchmarks pass `fsync: true`, so that a commit
+ * costs what it costs on a real server.
+ */
+export async function startPostgresServer(opts: { fsync?: boolean } = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-pg-'));
   const port = await freePort();
   const lines: string[] = [];
@@ -49,7 +53,7 @@ export async function startPostgresServer(): Promise<{ url: string; stop(): Prom
     // Its chatter is kept for the error message only.
     onLog: (message) => void lines.push(String(message)),
     onError: (message) => void lines.push(String(message)),
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200'],
   });
   try {
     // The postgres user made by createPostgresUser must be able to reach its folder.
