@@ -52,7 +52,9 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   // query opens a new one and reports any error itself. Without a listener it would
   // crash the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withRedactedErrors(pool), cursor: Cursor }) });
+  const redacted = withRedactedErrors(pool);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: redacted, cursor: Cursor }) });
+  rawPools.set(db, redacted);
   let closed = false;
   return {
     db,
@@ -91,4 +93,37 @@ function withRedactedErrors(pool: pg.Pool): pg.Pool {
     }
   };
   return pool;
+}
+
+// The raw pg client, for what kysely cannot send: `COPY … FROM STDIN` (lead import). Keyed
+// by the handle's kysely instance, as the code that needs it receives only that.
+const rawPools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** Whether `withPgClient` can reach a raw client for `db` (a store opened by openPostgres, not a transaction of it). */
+export function hasPgClient(db: Kysely<Database>): boolean {
+  return rawPools.has(db);
+}
+
+/**
+ * Runs `fn` on one connection of the store's own pool, given both raw (for COPY) and as a
+ * kysely instance bound to that connection, so that a transaction begun through the one
+ * holds the statements of the other. The connection is the pool's (of one, for the daemon):
+ * hold it no longer than one transaction, as kysely would, and never from inside another
+ * query of `db` (with one connection that would wait forever).
+ */
+export async function withPgClient<T>(db: Kysely<Database>, fn: (client: pg.PoolClient, clientDb: Kysely<Database>) => Promise<T>): Promise<T> {
+  const pool = rawPools.get(db);
+  if (!pool) throw new Error('withPgClient: not a store opened by openPostgres');
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const bound = { connect: async () => ({ query: client.query.bind(client), release: () => undefined }), end: async () => undefined };
+    return await fn(client, new Kysely<Database>({ dialect: new PostgresDialect({ pool: bound as unknown as pg.Pool, cursor: Cursor }) }));
+  } catch (err) {
+    // A COPY cut short may leave the connection mid-protocol: the pool must not hand it on.
+    broken = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
 }

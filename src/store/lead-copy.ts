@@ -1,0 +1,73 @@
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Database } from './types.js';
+
+// New leads on PostgreSQL by `COPY … FROM STDIN` (issue 12: import ≥ 50k rows/s), straight
+// into `leads` and `lead_contacts`: the batch's ids are taken from the table's sequence
+// first, so that the contacts can name their lead without the rows travelling back. COPY
+// fires the same triggers as an INSERT: the counters' statement triggers once per COPY,
+// the hook triggers once per row. It replaces the multi-row insert of bulk-insert.ts, whose
+// bound arrays pg serialised and the server parsed at half this rate; a staging table and
+// one INSERT … SELECT cost as much again in sorting, materialising and joining the rows.
+
+/** One new lead of a batch; `contacts` are its numbers in order (primary first), none for an invalid row. */
+export interface StagedLead {
+  dedupeKey: string;
+  phoneNumber: string;
+  variablesJson: string;
+  timezone: string | null;
+  state: string;
+  stateReason: string | null;
+  nextDueAt: number | null;
+  sourceLine: number;
+  contacts: readonly string[] | null;
+}
+
+/**
+ * Inserts the new leads of one batch and their contacts, in the caller's transaction on
+ * `client` (`trx` must be a transaction on that same connection: withPgClient gives both).
+ * Ids follow the rows' order, as the multi-row insert gave them.
+ */
+export async function copyNewLeads(
+  client: pg.PoolClient,
+  trx: Kysely<Database>,
+  leads: readonly StagedLead[],
+  fields: { campaignId: number; sourceFile: string; now: number },
+): Promise<void> {
+  if (leads.length === 0) return;
+  // One query, so in increasing order; other sessions' ids may fall between, as with INSERT.
+  const ids = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${leads.length}::integer)`.execute(trx);
+  const common = `${fields.campaignId}`;
+  const tail = `\t${copyField(fields.sourceFile)}`;
+  const now = `${fields.now}`;
+  const leadLines: string[] = [];
+  const contactLines: string[] = [];
+  for (let i = 0; i < leads.length; i++) {
+    const lead = leads[i]!;
+    const id = ids.rows[i]!.id;
+    leadLines.push(
+      `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\n`,
+    );
+    const contacts = lead.contacts ?? [];
+    for (let position = 0; position < contacts.length; position++) contactLines.push(`${id}\t${position}\t${copyField(contacts[position]!)}\n`);
+  }
+  await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at) from stdin', leadLines);
+  if (contactLines.length > 0) await copyIn(client, 'copy lead_contacts (lead_id, position, phone_number) from stdin', contactLines);
+}
+
+async function copyIn(client: pg.PoolClient, statement: string, lines: string[]): Promise<void> {
+  await pipeline(Readable.from([Buffer.from(lines.join(''), 'utf8')]), client.query(copyFrom(statement)));
+}
+
+/** A value as a field of COPY's text format: backslash, tab, newline and return escaped; null as \N. */
+export function copyField(value: string | null): string {
+  if (value === null) return '\\N';
+  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, escapeChar) : value;
+}
+
+function escapeChar(c: string): string {
+  return c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r';
+}
