@@ -14,6 +14,7 @@ export default defineConfig({
       'test/integration/engine-*.test.ts',
       'test/integration/postgres-*.test.ts',
       'test/e2e/ha-*.test.ts',
+      'test/e2e/leads-import-store.test.ts',
     ],
     // SQLite's own files, pragmas and locks: nothing of them exists on PostgreSQL.
     exclude: [
