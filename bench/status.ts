@@ -14,8 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { migrateToLatest } from '../src/store/migrate.js';
-import { benchDialect, benchTarget, dialectLabel, withTargetClient, type BenchTarget } from './lib/bench-db.js';
+import { benchDialect, benchTarget, dialectLabel, migrateTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
@@ -149,12 +148,7 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
   const t0 = performance.now();
-  const setup = await target.open();
-  try {
-    await migrateToLatest(setup.db, { clock: { now: () => NOW } });
-  } finally {
-    await setup.close();
-  }
+  await migrateTarget(target, NOW);
   const config = (name: string): string =>
     JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50 });
   const { attempts, live } = await withTargetClient(target, async (c) => {

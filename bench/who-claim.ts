@@ -20,8 +20,7 @@ import { deferHeld, personHold } from '../src/engine/person-hold.js';
 import { runtimeCampaign } from '../src/engine/runtime-campaign.js';
 import { readRulesFile } from '../src/rules/parse.js';
 import { takeLease } from '../src/store/lease.js';
-import { migrateToLatest } from '../src/store/migrate.js';
-import { benchDialect, benchTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
+import { benchDialect, benchTarget, migrateTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';
 import { benchCampaign } from './lib/engine-stack.js';
 import { atMost, isQuick, reportFigure } from './lib/figures.js';
@@ -159,12 +158,7 @@ async function buildSqlite(file: string, config: (c: number) => string): Promise
 
 /** The same rows on PostgreSQL: phoneOf and the due instants computed by the server. */
 async function buildPostgres(t: BenchTarget, config: (c: number) => string): Promise<void> {
-  const setup = await t.open();
-  try {
-    await migrateToLatest(setup.db, { clock: { now: () => NOW } });
-  } finally {
-    await setup.close();
-  }
+  await migrateTarget(t, NOW);
   await withTargetClient(t, async (c) => {
     for (let i = 1; i <= CAMPAIGNS; i++) {
       await c.query(

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { startPostgresServer } from '../../test/helpers/postgres-server.js';
 
@@ -106,4 +107,14 @@ export async function benchTarget(dialect: BenchDialect, file: string): Promise<
 export function withTargetClient<T>(target: BenchTarget, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   if (!target.adminUrl) throw new Error('withTargetClient: not a PostgreSQL target');
   return withClient(target.adminUrl, fn);
+}
+
+/** The real schema on an empty target, as the daemon's first start leaves it (before bulk SQL). */
+export async function migrateTarget(target: BenchTarget, now: number): Promise<void> {
+  const setup = await target.open();
+  try {
+    await migrateToLatest(setup.db, { clock: { now: () => now } });
+  } finally {
+    await setup.close();
+  }
 }

@@ -3,20 +3,13 @@
 // data), written by a few INSERT … SELECT FROM generate_series statements instead of a
 // million client round trips or COPY: 1,000,000 leads in well under a minute. The schema
 // is the real one (migrateToLatest) with its triggers on, as an import would leave it.
-import { migrateToLatest } from '../../src/store/migrate.js';
-import type { BenchTarget } from './bench-db.js';
-import { withTargetClient } from './bench-db.js';
+import { migrateTarget, withTargetClient, type BenchTarget } from './bench-db.js';
 import { bigStoreCampaignName, type BigStoreSummary } from './big-store.js';
 import { benchCampaign } from './engine-stack.js';
 
 /** Fills a fresh PostgreSQL target with `leads` leads over `campaigns` campaigns, as buildBigStore does a file. */
 export async function buildBigStorePostgres(target: BenchTarget, leads: number, campaigns: number, now: number): Promise<BigStoreSummary> {
-  const setup = await target.open();
-  try {
-    await migrateToLatest(setup.db, { clock: { now: () => now } });
-  } finally {
-    await setup.close();
-  }
+  await migrateTarget(target, now);
   return withTargetClient(target, async (c) => {
     for (let i = 1; i <= campaigns; i++) {
       const name = bigStoreCampaignName(i);
