@@ -9,7 +9,8 @@ import type { Database } from '../store/types.js';
 import type { ReadLeadResult } from './read-leads.js';
 
 // Lead import: rows arrive as a stream and are written in batches, one transaction per
-// batch, with multi-row inserts, so that a million rows load in seconds and a crash
+// batch, with multi-row inserts (on PostgreSQL by COPY: store/lead-copy.ts), so that a
+// million rows load in seconds and a crash
 // loses at most one batch (re-running the import finishes the job: it is idempotent).
 //
 // What makes two rows "the same lead" (the dedupe key):

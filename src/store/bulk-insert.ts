@@ -11,7 +11,9 @@ import type { Database } from './types.js';
 // PostgreSQL parses and plans a statement of 12,000 parameters afresh each time (pg sends
 // it unnamed), which halved the import's rate there. It gets one array per column
 // instead: `INSERT … SELECT FROM unnest($1::bigint[], $2::text[], …)`, a statement of as
-// many parameters as the table has columns, whatever the number of rows.
+// many parameters as the table has columns, whatever the number of rows. The lead import
+// itself goes by COPY there (lead-copy.ts); this stays for a handle without a raw client
+// (a transaction handed in).
 
 /** Compiled insert statements by shape; make one per bulk job. */
 export class BulkInserter<T extends keyof Database & string> {
