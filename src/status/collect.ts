@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
@@ -62,9 +62,14 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     const counts = await campaignCounts(trx, only);
     // Every provisional success, however old: one the engine no longer looks for is no more final.
     const confirming = await unconfirmedCountsByCampaign(trx, 0);
+    // PostgreSQL: a round trip costs more than these small queries, so with several
+    // campaigns each is asked once for all of them (300 round trips: 340 of the 390 ms of
+    // a report of 100 campaigns at 1M leads; 140 ms after). SQLite runs them in-process:
+    // per campaign, as tuned for its planner.
+    const activity = isPostgres(trx) && rows.length > 1 ? await batchedActivity(trx, rows, opts.now) : perCampaignActivity(trx, opts.now);
     const campaigns: CampaignStatus[] = [];
     for (const row of rows) {
-      const campaign = await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id));
+      const campaign = await collectCampaign(row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
       campaigns.push(campaign);
     }
@@ -125,23 +130,32 @@ async function leaseHolder(trx: Transaction<Database>): Promise<string | null | 
   return lease?.live ? lease.holder : null;
 }
 
-async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined): Promise<CampaignStatus> {
-  const leads = leadCounts(counts);
-  const attemptsTotal = counts?.attempts ?? 0;
-  const config = parseCampaignConfig(row.config_json);
+/** The campaign's zone as stored, if luxon knows it, and the problem when it does not. */
+function campaignZone(row: CampaignRow, config: CampaignConfig | undefined): { zone: string | null; zoneProblem: string | null } {
   const stored = row.timezone ?? config?.timezone ?? null;
   // A zone this luxon does not know would make every local-time computation throw.
   // IANAZone.create caches the zone and its validity; isValidZone builds an
   // Intl.DateTimeFormat on every call (~0.15 ms: 15 ms of a report of 100 campaigns).
   const zone = stored !== null && IANAZone.create(stored).isValid ? stored : null;
-  const zoneProblem = stored !== null && zone === null ? `unknown time zone "${stored}"` : null;
+  return { zone, zoneProblem: stored !== null && zone === null ? `unknown time zone "${stored}"` : null };
+}
+
+/** Local midnight of `now` in the campaign's zone (UTC when it has none): where "today" starts. */
+function midnightIn(zone: string | null, now: number): number {
+  return DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
+}
+
+async function collectCampaign(row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: Activity): Promise<CampaignStatus> {
+  const leads = leadCounts(counts);
+  const attemptsTotal = counts?.attempts ?? 0;
+  const config = parseCampaignConfig(row.config_json);
+  const { zone, zoneProblem } = campaignZone(row, config);
   const window = windowStatus(config, zone, now);
-  const midnight = DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
-  const today = await countSince(trx, row.id, midnight);
-  const completionsLastHour = await countCompletions(trx, row.id, now);
+  const today = await activity.today(row.id, midnightIn(zone, now));
+  const completionsLastHour = await activity.completions(row.id);
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
-  const perHour = completionsLastHour > 0 ? completionsLastHour / ((await pacedSpan(trx, row.id, now)) / HOUR_MS) : 0;
+  const perHour = completionsLastHour > 0 ? completionsLastHour / ((await activity.pacedSpan(row.id)) / HOUR_MS) : 0;
   const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
@@ -227,6 +241,66 @@ async function countLive(trx: Transaction<Database>, campaignId: number | undefi
   return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
 }
 
+/** What a campaign's report reads of its recent attempts and finished leads. */
+interface Activity {
+  /** Attempts created at or after `midnight`. */
+  today(campaignId: number, midnight: number): Promise<number>;
+  /** Leads finished in the last hour (countCompletions). */
+  completions(campaignId: number): Promise<number>;
+  /** The stretch of the last hour the campaign was dialing in (pacedSpan). */
+  pacedSpan(campaignId: number): Promise<number>;
+}
+
+function perCampaignActivity(trx: Transaction<Database>, now: number): Activity {
+  return {
+    today: (id, midnight) => countSince(trx, id, midnight),
+    completions: (id) => countCompletions(trx, id, now),
+    pacedSpan: (id) => pacedSpan(trx, id, now),
+  };
+}
+
+/**
+ * The same figures for every campaign of `rows`, three queries in all (PostgreSQL). At 1M
+ * leads in 100 campaigns: attempts today, one index range per campaign from its own
+ * midnight, ~15 ms; leads finished in the last hour, one grouped scan, ~50-100 ms (the same
+ * ranges per campaign in one statement took longer); the paced span ~3 ms.
+ */
+async function batchedActivity(trx: Transaction<Database>, rows: readonly CampaignRow[], now: number): Promise<Activity> {
+  const since = rows.map((r) => sql`(${r.id}::bigint, ${midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, now)}::bigint)`);
+  const today = await sql<{ campaign_id: number; n: number }>`
+    select v.campaign_id, (select count(*) from attempts a where a.campaign_id = v.campaign_id and a.created_at >= v.since) as n
+    from (values ${sql.join(since)}) as v(campaign_id, since)`.execute(trx);
+  const first = await trx
+    .selectFrom('attempts')
+    .where('created_at', '>=', now - HOUR_MS)
+    .select(['campaign_id', (eb) => eb.fn.min<number>('created_at').as('first')])
+    .groupBy('campaign_id')
+    .execute();
+  const completions = await trx
+    .selectFrom('leads as l')
+    .where('l.state', 'in', FINISHED_LEAD_STATES_SQL)
+    .where('l.updated_at', '>=', now - HOUR_MS)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('attempts as a')
+          .select('a.id')
+          .whereRef('a.lead_id', '=', 'l.id')
+          .where('a.created_at', '>=', now - PACE_LOOKBACK_MS),
+      ),
+    )
+    .select(['l.campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('l.campaign_id')
+    .execute();
+  const todayBy = new Map(today.rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
+  const firstBy = new Map(first.map((r) => [Number(r.campaign_id), Number(r.first)]));
+  const completionsBy = new Map(completions.map((r) => [Number(r.campaign_id), Number(r.n)]));
+  return {
+    today: async (id) => todayBy.get(id) ?? 0,
+    completions: async (id) => completionsBy.get(id) ?? 0,
+    pacedSpan: async (id) => spanFrom(firstBy.get(id) ?? null, now),
+  };
+}
+
 /** Attempts of a campaign created at or after `since`: a range of the (campaign_id, created_at) index. */
 async function countSince(trx: Transaction<Database>, campaignId: number, since: number): Promise<number> {
   const r = await trx
@@ -250,8 +324,12 @@ async function pacedSpan(trx: Transaction<Database>, campaignId: number, now: nu
     .where('created_at', '>=', now - HOUR_MS)
     .select((eb) => eb.fn.min<number>('created_at').as('first'))
     .executeTakeFirst();
-  const first = r?.first == null ? now - HOUR_MS : Number(r.first);
-  return Math.min(HOUR_MS, Math.max(5 * 60_000, now - first));
+  return spanFrom(r?.first == null ? null : Number(r.first), now);
+}
+
+/** From the first attempt of the last hour (null: none) to now, between 5 min and an hour. */
+function spanFrom(first: number | null, now: number): number {
+  return Math.min(HOUR_MS, Math.max(5 * 60_000, now - (first ?? now - HOUR_MS)));
 }
 
 /**
