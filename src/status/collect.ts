@@ -276,18 +276,7 @@ async function batchedActivity(trx: Transaction<Database>, rows: readonly Campai
     .select(['campaign_id', (eb) => eb.fn.min<number>('created_at').as('first')])
     .groupBy('campaign_id')
     .execute();
-  const completions = await trx
-    .selectFrom('leads as l')
-    .where('l.state', 'in', FINISHED_LEAD_STATES_SQL)
-    .where('l.updated_at', '>=', now - HOUR_MS)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('attempts as a')
-          .select('a.id')
-          .whereRef('a.lead_id', '=', 'l.id')
-          .where('a.created_at', '>=', now - PACE_LOOKBACK_MS),
-      ),
-    )
+  const completions = await finishedLastHour(trx, now)
     .select(['l.campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy('l.campaign_id')
     .execute();
@@ -343,9 +332,17 @@ function spanFrom(first: number | null, now: number): number {
  * (campaign_id, created_at) index, a walk of every recent attempt per lead.
  */
 async function countCompletions(trx: Transaction<Database>, campaignId: number, now: number): Promise<number> {
-  const r = await trx
-    .selectFrom('leads as l')
+  const r = await finishedLastHour(trx, now)
     .where('l.campaign_id', '=', campaignId)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
+/** Leads finished in the last hour with an attempt of the last few hours (countCompletions explains the shape). */
+function finishedLastHour(trx: Transaction<Database>, now: number) {
+  return trx
+    .selectFrom('leads as l')
     .where('l.state', 'in', FINISHED_LEAD_STATES_SQL)
     .where('l.updated_at', '>=', now - HOUR_MS)
     .where(({ exists, selectFrom }) =>
@@ -355,10 +352,7 @@ async function countCompletions(trx: Transaction<Database>, campaignId: number, 
           .whereRef('a.lead_id', '=', 'l.id')
           .where('a.created_at', '>=', now - PACE_LOOKBACK_MS),
       ),
-    )
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
+    );
 }
 
 function emptyCounts(): LeadCounts {
