@@ -7,6 +7,8 @@ import * as m0005 from './0005_phone_attempt_times.js';
 import * as m0006 from './0006_daemon_api_counters.js';
 import * as m0007 from './0007_hooks.js';
 import * as m0008 from './0008_ha_lease.js';
+import * as m0009 from './0009_primary_not_in_contacts.js';
+import * as m0010 from './0010_counter_lock_order.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -25,4 +27,6 @@ export const migrations: Record<string, Migration> = {
   '0006_daemon_api_counters': m0006,
   '0007_hooks': m0007,
   '0008_ha_lease': m0008,
+  '0009_primary_not_in_contacts': m0009,
+  '0010_counter_lock_order': m0010,
 };

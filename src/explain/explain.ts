@@ -71,7 +71,9 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
     const row = campaignRows.get(lead.campaign_id);
     if (!row) continue;
     const campaign = runtimeCampaign(row);
-    const contacts = (await db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', lead.id).orderBy('position').execute()).map((c) => c.phone_number);
+    // The primary, then the secondary numbers in order: index = contact_position.
+    const secondary = await db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', lead.id).where('position', '>=', 1).orderBy('position').execute();
+    const contacts = [lead.phone_number, ...secondary.map((c) => c.phone_number)];
     const attempts = await db.selectFrom('attempts').selectAll().where('lead_id', '=', lead.id).orderBy('id').execute();
     const phone = contacts[lead.contact_position] ?? lead.phone_number;
     const person = campaign.person(phone, lead.timezone);
@@ -87,7 +89,7 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
       zone_source: person.zoneSource,
       regions: person.regions,
       contact_position: lead.contact_position,
-      contacts: contacts.length > 0 ? contacts : [lead.phone_number],
+      contacts,
       attempts: attempts.map((a) => explainAttempt(a, campaign.timezone)),
     });
   }

@@ -5,6 +5,7 @@ import { BulkInserter, refreshStatistics } from '../store/bulk-insert.js';
 import { isPostgres } from '../store/dialect.js';
 import type { StagedLead } from '../store/lead-copy.js';
 import { PhoneSet } from './number-set.js';
+import { Turns, WriteWindow, type Turn } from './write-window.js';
 import type { Database } from '../store/types.js';
 import type { ReadLeadResult } from './read-leads.js';
 
@@ -66,6 +67,12 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** The do-not-call numbers to judge rows by, instead of the store's list (a dry run reads the suppression file). */
   suppressed?: ReadonlySet<string>;
+  /**
+   * Batches written at once (default 1). `leads import` on PostgreSQL passes 2, on a pool
+   * of two connections: each batch's rows are then checked and indexed by a server process
+   * of its own while the command reads the next batch (issue 12: ≥ 50k rows/s).
+   */
+  parallelWrites?: number;
 }
 
 // Rows per INSERT statement: 12 columns x 1024 rows stays under SQLite's and
@@ -86,25 +93,16 @@ export async function importLeads(
   source: AsyncIterable<ReadLeadResult>,
   opts: ImportOptions,
 ): Promise<ImportSummary> {
-  const summary: ImportSummary = {
-    read: 0,
-    accepted: 0,
-    updated: 0,
-    unchanged: 0,
-    duplicates: 0,
-    invalid: 0,
-    invalidByReason: {},
-    suppressed: 0,
-    warnings: 0,
-    samples: [],
-  };
+  const summary = emptySummary();
   const batchSize = Math.max(1, opts.batchSize ?? (isPostgres(db) ? 5_000 : 2000));
   // Numbers already seen in this import (compact: a million of them take 32 MB, not 70).
   const seen = new PhoneSet();
   let batch: PlannedRow[] = [];
   const writers = makeWriters();
   const prior = await readPrior(db, campaign.id, opts.sourceFile);
-  let writing: Promise<void> = Promise.resolve();
+  const writing = new WriteWindow(Math.max(1, opts.parallelWrites ?? 1));
+  const idTurns = new Turns();
+  const write = (rows: PlannedRow[]): Promise<void> => writeBatch(db, writers, prior, campaign, rows, opts, summary, idTurns.next());
 
   const sample = (line: number, message: string): void => {
     if (summary.samples.length < MAX_SAMPLES) summary.samples.push({ line, message });
@@ -114,10 +112,10 @@ export async function importLeads(
     await readAll();
   } finally {
     // A read error leaves no write running behind it on the store the caller closes next.
-    await writing.catch(() => undefined);
+    await writing.settled();
   }
-  await writing;
-  if (batch.length > 0) await writeBatch(db, writers, prior, campaign, batch, opts, summary);
+  await writing.drain();
+  if (batch.length > 0) await write(batch);
   if (!opts.dryRun && summary.accepted + summary.invalid + summary.suppressed >= STATISTICS_AFTER_ROWS) await refreshStatistics(db, ['leads', 'lead_contacts']);
   opts.onProgress?.(summary.read);
   return summary;
@@ -143,13 +141,11 @@ export async function importLeads(
       }
       batch.push(plan(result, campaign, opts.sourceFile));
       if (batch.length >= batchSize) {
-        // One batch is written while the next is read: on PostgreSQL the writing happens in
-        // the server's process, so reading and checking rows need not wait for it. Never
-        // more than one batch in flight, so memory stays that of two batches.
-        await writing;
-        writing = writeBatch(db, writers, prior, campaign, batch, opts, summary);
-        // Noticed at the next await; until then it must not count as unhandled.
-        writing.catch(() => undefined);
+        // Batches are written while the next is read: on PostgreSQL the writing happens in
+        // the server's processes, so reading and checking rows need not wait for it. Never
+        // more than `parallelWrites` batches in flight, so memory stays that of a few batches.
+        await writing.room();
+        writing.add(write(batch));
         batch = [];
         opts.onProgress?.(summary.read);
       }
@@ -195,18 +191,56 @@ async function writeBatch(
   rows: PlannedRow[],
   opts: ImportOptions,
   summary: ImportSummary,
+  idTurn: Turn,
 ): Promise<void> {
-  // On PostgreSQL the new leads go by COPY, on a connection of the store's pool taken for
-  // this batch's transaction only (the daemon's engine shares that pool of one).
-  // Loaded only there: SQLite needs nothing of pg.
-  if (!opts.dryRun && isPostgres(db)) {
-    const { hasPgClient, withPgClient } = await import('../store/postgres.js');
-    if (hasPgClient(db)) {
-      await withPgClient(db, (client, clientDb) => writeBatchIn(clientDb, { client }, prior, campaign, rows, opts, summary));
-      return;
+  try {
+    // On PostgreSQL the new leads go by COPY, on a connection of the store's pool taken for
+    // this batch's transaction only (the daemon's engine shares that pool of one).
+    // Loaded only there: SQLite needs nothing of pg.
+    if (!opts.dryRun && isPostgres(db)) {
+      const { hasPgClient, withPgClient } = await import('../store/postgres.js');
+      if (hasPgClient(db)) {
+        for (let attempt = 1; ; attempt++) {
+          // Counted apart until the batch commits: a batch run again must not count twice.
+          const counts = emptySummary();
+          try {
+            await withPgClient(db, (client, clientDb) => writeBatchIn(clientDb, { client, idTurn }, prior, campaign, rows, opts, counts));
+            addCounts(summary, counts);
+            return;
+          } catch (err) {
+            // Two writers (or a writer and the daemon) that met on the counter rows in
+            // opposite orders: the server rolled this batch back whole; run it again.
+            if (attempt >= BATCH_ATTEMPTS || !isLockConflict(err)) throw err;
+          }
+        }
+      }
     }
+    await writeBatchIn(db, writers, prior, campaign, rows, opts, summary);
+  } finally {
+    // Whatever happened, the next batch may take its ids.
+    idTurn.done();
   }
-  await writeBatchIn(db, writers, prior, campaign, rows, opts, summary);
+}
+
+/** Tries of one PostgreSQL batch that lost a lock conflict. */
+const BATCH_ATTEMPTS = 3;
+
+/** PostgreSQL's deadlock_detected and lock_not_available (lock_timeout). */
+function isLockConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '55P03';
+}
+
+function emptySummary(): ImportSummary {
+  return { read: 0, accepted: 0, updated: 0, unchanged: 0, duplicates: 0, invalid: 0, invalidByReason: {}, suppressed: 0, warnings: 0, samples: [] };
+}
+
+/** Adds what a batch's writing counted (the rest is counted as rows are read). */
+function addCounts(summary: ImportSummary, batch: ImportSummary): void {
+  summary.accepted += batch.accepted;
+  summary.suppressed += batch.suppressed;
+  summary.updated += batch.updated;
+  summary.unchanged += batch.unchanged;
 }
 
 async function writeBatchIn(
@@ -244,7 +278,7 @@ async function writeBatchIn(
         ? await suppressedAmong(trx, freshNumbers)
         : new Set<string>();
 
-    if ('client' in writers) await copyFresh(trx, writers.client, campaign, fresh, dnc, opts, summary);
+    if ('client' in writers) await copyFresh(trx, writers, campaign, fresh, dnc, opts, summary);
     else await insertFresh(trx, writers, campaign, fresh, dnc, opts, summary);
     await refreshExisting(trx, rows, existing, opts, summary);
   });
@@ -278,9 +312,10 @@ function makeWriters(): Writers {
   };
 }
 
-/** PostgreSQL's writer: the batch's connection, for COPY. */
+/** PostgreSQL's writer: the batch's connection, for COPY, and its turn to take lead ids. */
 interface CopyWriter {
   client: pg.PoolClient;
+  idTurn: Turn;
 }
 
 /** A new lead as stored, whichever way it is written; counts it as accepted or suppressed. */
@@ -290,7 +325,7 @@ function newLead(row: PlannedRow, dnc: Set<string>, now: number, summary: Import
     return { dedupeKey: key, phoneNumber: result.phoneText, variablesJson, timezone: null, state: 'invalid', stateReason: result.reason, nextDueAt: null, sourceLine: result.line, contacts: null };
   }
   const { lead } = result;
-  const contacts = lead.secondary.length > 0 ? [lead.phoneNumber, ...lead.secondary] : [lead.phoneNumber];
+  const contacts = lead.secondary;
   const timezone = lead.timezone ?? null;
   if (dnc.has(lead.phoneNumber)) {
     summary.suppressed++;
@@ -302,7 +337,7 @@ function newLead(row: PlannedRow, dnc: Set<string>, now: number, summary: Import
 
 async function copyFresh(
   trx: Kysely<Database>,
-  client: pg.PoolClient,
+  writer: CopyWriter,
   campaign: ImportCampaign,
   fresh: PlannedRow[],
   dnc: Set<string>,
@@ -311,7 +346,7 @@ async function copyFresh(
 ): Promise<void> {
   const { copyNewLeads } = await import('../store/lead-copy.js');
   const leads = fresh.map((row) => newLead(row, dnc, opts.now, summary));
-  await copyNewLeads(client, trx, leads, { campaignId: campaign.id, sourceFile: opts.sourceFile, now: opts.now });
+  await copyNewLeads(writer.client, trx, leads, { campaignId: campaign.id, sourceFile: opts.sourceFile, now: opts.now, idTurn: writer.idTurn });
 }
 
 async function insertFresh(
@@ -328,7 +363,7 @@ async function insertFresh(
   const values: unknown[] = [];
   for (const row of fresh) {
     const l = newLead(row, dnc, now, summary);
-    if (l.contacts) contacts.set(l.dedupeKey, l.contacts);
+    if (l.contacts && l.contacts.length > 0) contacts.set(l.dedupeKey, l.contacts);
     values.push(campaign.id, l.dedupeKey, l.phoneNumber, l.variablesJson, l.timezone, l.state, l.stateReason, l.nextDueAt, sourceFile, l.sourceLine, now, now);
   }
 
@@ -338,7 +373,7 @@ async function insertFresh(
   for (const { id, dedupe_key } of inserted) {
     const numbers = contacts.get(dedupe_key);
     if (!numbers) continue;
-    for (let position = 0; position < numbers.length; position++) contactValues.push(id, position, numbers[position]);
+    for (let i = 0; i < numbers.length; i++) contactValues.push(id, i + 1, numbers[i]);
   }
   await writers.contacts.insertAll(trx, contactValues, INSERT_CHUNK);
 }

@@ -113,14 +113,17 @@ async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: 
         summary.invalid++;
         continue;
       }
-      const contacts = [{ lead_id: row.id, position: 0, phone_number: phone.ok ? phone.e164 : lead.phone_number, remote_lead_id: Number(lead.id) }];
+      // The secondary numbers only (positions 1..): the primary is the lead's own number.
+      const seenNumbers = [phone.ok ? phone.e164 : lead.phone_number];
+      const contacts: { lead_id: number; position: number; phone_number: string; remote_lead_id: number }[] = [];
       for (const secondary of lead.secondary_contacts) {
         const s = normalisePhone(secondary.phone_number, campaign.defaultCountry);
         // A bad or repeated secondary is skipped, as in CSV imports.
-        if (!s.ok || contacts.some((c) => c.phone_number === s.e164)) continue;
-        contacts.push({ lead_id: row.id, position: contacts.length, phone_number: s.e164, remote_lead_id: Number(secondary.id) });
+        if (!s.ok || seenNumbers.includes(s.e164)) continue;
+        seenNumbers.push(s.e164);
+        contacts.push({ lead_id: row.id, position: seenNumbers.length - 1, phone_number: s.e164, remote_lead_id: Number(secondary.id) });
       }
-      await trx.insertInto('lead_contacts').values(contacts).execute();
+      if (contacts.length > 0) await trx.insertInto('lead_contacts').values(contacts).execute();
     }
 
     for (const lead of leads) {

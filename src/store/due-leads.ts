@@ -12,6 +12,7 @@ export interface DueLead {
   id: number;
   campaign_id: number;
   phone_number: string;
+  /** The secondary number being worked; null at position 0 (the primary: `phone_number`). */
   contact_phone: string | null;
   contact_position: number;
   timezone: string | null;

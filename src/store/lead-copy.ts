@@ -13,7 +13,7 @@ import type { Database } from './types.js';
 // bound arrays pg serialised and the server parsed at half this rate; a staging table and
 // one INSERT … SELECT cost as much again in sorting, materialising and joining the rows.
 
-/** One new lead of a batch; `contacts` are its numbers in order (primary first), none for an invalid row. */
+/** One new lead of a batch; `contacts` are its secondary numbers in order (positions 1..), none for an invalid row. */
 export interface StagedLead {
   dedupeKey: string;
   phoneNumber: string;
@@ -35,11 +35,15 @@ export async function copyNewLeads(
   client: pg.PoolClient,
   trx: Kysely<Database>,
   leads: readonly StagedLead[],
-  fields: { campaignId: number; sourceFile: string; now: number },
+  fields: { campaignId: number; sourceFile: string; now: number; idTurn?: { previous: Promise<void>; done(): void } },
 ): Promise<void> {
-  if (leads.length === 0) return;
   // One query, so in increasing order; other sessions' ids may fall between, as with INSERT.
-  const ids = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${leads.length}::integer)`.execute(trx);
+  // With batches written side by side (import.ts), each waits for the one before it to take
+  // its ids, so that leads keep the file's order (ids break ties in the dialling order).
+  await fields.idTurn?.previous;
+  const ids = leads.length === 0 ? { rows: [] } : await sql<{ id: number }>`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${leads.length}::integer)`.execute(trx);
+  fields.idTurn?.done();
+  if (leads.length === 0) return;
   const common = `${fields.campaignId}`;
   const tail = `\t${copyField(fields.sourceFile)}`;
   const now = `${fields.now}`;
@@ -52,7 +56,7 @@ export async function copyNewLeads(
       `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\n`,
     );
     const contacts = lead.contacts ?? [];
-    for (let position = 0; position < contacts.length; position++) contactLines.push(`${id}\t${position}\t${copyField(contacts[position]!)}\n`);
+    for (let i = 0; i < contacts.length; i++) contactLines.push(`${id}\t${i + 1}\t${copyField(contacts[i]!)}\n`);
   }
   await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at) from stdin', leadLines);
   if (contactLines.length > 0) await copyIn(client, 'copy lead_contacts (lead_id, position, phone_number) from stdin', contactLines);

@@ -26,7 +26,8 @@ export type DecideLead = (lead: LeadWithContacts) => LeadDecision;
 
 async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
   const [lead] = await leadQuery.rows(trx, { id: leadId });
-  return lead && { ...lead, contact_count: Math.max(1, Number(lead.contact_count)) };
+  // The primary is the lead's own number; lead_contacts holds the secondary ones.
+  return lead && { ...lead, contact_count: 1 + Number(lead.contact_count) };
 }
 
 const leadQuery = prepared((db, v: { id: number }) =>
@@ -38,6 +39,7 @@ const leadQuery = prepared((db, v: { id: number }) =>
         .selectFrom('lead_contacts')
         .select(eb.fn.countAll<number>().as('n'))
         .whereRef('lead_contacts.lead_id', '=', 'leads.id')
+        .where('lead_contacts.position', '>=', 1)
         .as('contact_count'),
     )
     .where('id', '=', v.id),

@@ -78,8 +78,10 @@ export interface LeadsTable {
   updated_at: number;
 }
 
+/** A lead's secondary numbers (positions 1..); the primary (position 0) is `leads.phone_number` (migration 0009). */
 export interface LeadContactsTable {
   lead_id: number;
+  /** 1.. in the order the lead's file gave them. */
   position: number;
   phone_number: string;
   remote_lead_id: number | null;

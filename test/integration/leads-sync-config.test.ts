@@ -63,9 +63,7 @@ describe('syncLeadFiles', () => {
     campaignFile('lead_columns: { phone_number: Nummer, secondary_phone_numbers: [Ruf], variables: { vorname: Vorname } }');
     expect(await syncOnce(2_000)).toEqual([{ phone_number: '+49301234567', variables_json: '{"vorname":"Jürgen"}' }]);
     const contacts = await handle.db.selectFrom('lead_contacts').select(['position', 'phone_number']).orderBy('position').execute();
-    expect(contacts).toEqual([
-      { position: 0, phone_number: '+49301234567' },
-      { position: 1, phone_number: '+491511234567' },
-    ]);
+    // The secondary numbers only: the primary is the lead's own phone_number.
+    expect(contacts).toEqual([{ position: 1, phone_number: '+491511234567' }]);
   });
 });

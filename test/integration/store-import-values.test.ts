@@ -77,10 +77,8 @@ it('stores quotes, tabs, newlines, backslashes, emoji and empty fields as they w
   expect(rows.map((r) => r.state)).toEqual([...AWKWARD.map(() => 'pending'), 'invalid', 'invalid']);
 
   const contacts = await handle.db.selectFrom('lead_contacts').select(['lead_id', 'position', 'phone_number']).orderBy('lead_id').orderBy('position').execute();
-  const expected = rows.slice(0, AWKWARD.length).flatMap((r, i) => [
-    { lead_id: r.id, position: 0, phone_number: r.phone_number },
-    ...(i % 2 === 0 ? [{ lead_id: r.id, position: 1, phone_number: `+1555555${String(900 + i).padStart(4, '0')}` }] : []),
-  ]);
+  // Secondary numbers only (positions 1..): the primary is the lead's own phone_number.
+  const expected = rows.slice(0, AWKWARD.length).flatMap((r, i) => (i % 2 === 0 ? [{ lead_id: r.id, position: 1, phone_number: `+1555555${String(900 + i).padStart(4, '0')}` }] : []));
   expect(contacts).toEqual(expected);
 
   const outbox = await handle.db.selectFrom('hook_outbox').select(['type', 'body']).orderBy('id').execute();

@@ -97,4 +97,33 @@ describe(`migrations (${testDialect})`, () => {
     handles.push(h);
     expect((await schemaStatus(h.db)).pending).toEqual([]);
   });
+  it('0009 drops the primary number from lead_contacts, keeps the secondary ones, and down puts it back', async () => {
+    const h = await open();
+    const db = h.db as unknown as Kysely<any>;
+    const upTo0008 = Object.fromEntries(Object.entries(migrations).filter(([v]) => v < '0009'));
+    await migrateToLatest(h.db, { migrations: upTo0008 });
+    await db.insertInto('campaigns').values({ name: 'c', state: 'active', config_json: '{}', assistant_id: 1, max_calls_in_parallel: 1, created_at: 0, updated_at: 0 }).execute();
+    const campaign = await db.selectFrom('campaigns').select('id').executeTakeFirstOrThrow();
+    const lead = (key: string, phone: string, state: string) =>
+      db.insertInto('leads').values({ campaign_id: campaign.id, dedupe_key: key, phone_number: phone, variables_json: '{}', state, next_due_at: null, created_at: 0, updated_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    const a = await lead('+15550100', '+15550100', 'pending');
+    const b = await lead('invalid:f:3', 'n/a', 'invalid');
+    // As imports before 0009 wrote them: the primary at position 0, then the secondaries.
+    await db.insertInto('lead_contacts').values([
+      { lead_id: a.id, position: 0, phone_number: '+15550100' },
+      { lead_id: a.id, position: 1, phone_number: '+15550101' },
+      { lead_id: a.id, position: 2, phone_number: '+15550102' },
+    ]).execute();
+    const contacts = () => db.selectFrom('lead_contacts').select(['lead_id', 'position', 'phone_number']).orderBy('lead_id').orderBy('position').execute();
+
+    await migrateToLatest(h.db);
+    expect(await contacts()).toEqual([
+      { lead_id: a.id, position: 1, phone_number: '+15550101' },
+      { lead_id: a.id, position: 2, phone_number: '+15550102' },
+    ]);
+    await migrations['0009_primary_not_in_contacts']!.down(db);
+    // Invalid leads never had contacts, before or after.
+    expect((await contacts()).map((c) => [c.lead_id, c.position])).toEqual([[a.id, 0], [a.id, 1], [a.id, 2]]);
+    expect((await contacts()).some((c) => c.lead_id === b.id)).toBe(false);
+  });
 });
