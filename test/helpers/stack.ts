@@ -28,6 +28,7 @@ import { assertAllRules, type CampaignUnderTest } from './invariants.js';
 import { describeProgress, isQuiet } from './progress.js';
 import { createTestDatabase, testDialect } from './test-store.js';
 import { waitUntil } from './wait.js';
+import { testCampaignConfig } from './campaign-config.js';
 
 export { waitUntil } from './wait.js';
 export { describeProgress, isQuiet } from './progress.js';
@@ -130,26 +131,7 @@ export interface Stack {
 
 /** The campaign file a spec stands for (every day, all day, UTC, unless overridden). */
 export function campaignConfigFor(spec: CampaignSpec, index: number, assistantId: number): CampaignConfig {
-  const name = spec.name ?? `campaign-${index + 1}`;
-  return {
-    name,
-    file: `/test/campaigns/${name}.yaml`,
-    assistantId,
-    timezone: 'UTC',
-    allowedDays: [1, 2, 3, 4, 5, 6, 7],
-    allowedHoursStart: 0,
-    allowedHoursEnd: 0,
-    maxCallsInParallel: 3,
-    maxRetries: 2,
-    retryIntervalSeconds: 60,
-    markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'],
-    blackoutDates: [],
-    initialStatus: 'running',
-    leads: {},
-    allowDuplicates: false,
-    ...spec.settings,
-  };
+  return testCampaignConfig(spec.name ?? `campaign-${index + 1}`, { assistantId, ...spec.settings });
 }
 
 /** `count` distinct E.164 numbers that are not the simulator's own (+1 202 555 …). */

@@ -7,7 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { CampaignConfig } from '../../src/config/types.js';
 import { importLeads } from '../../src/leads/import.js';
 import { readLeadCsv } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
@@ -15,6 +14,7 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { createTestDatabase } from '../helpers/test-store.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
 
 let handle: DatabaseHandle;
 let database: { url: string; drop(): Promise<void> };
@@ -29,11 +29,7 @@ beforeEach(async () => {
   database = await createTestDatabase();
   handle = openPostgres(database.url, { maxConnections: 2, lockTimeoutMs: 300 });
   await migrateToLatest(handle.db);
-  const cfg: CampaignConfig = {
-    name: 'retry', file: '/c/retry.yaml', assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
-    maxCallsInParallel: 2, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'], blackoutDates: [], initialStatus: 'running', leads: {}, allowDuplicates: false,
-  };
+  const cfg = testCampaignConfig('retry', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
   // One lead first, so that the campaign's 'pending' counter row exists to be locked.
   await importFile('first.csv', ['+15550000001']);

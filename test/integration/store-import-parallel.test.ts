@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { CampaignConfig } from '../../src/config/types.js';
 import { importLeads } from '../../src/leads/import.js';
 import { readLeadCsv } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
@@ -14,6 +13,7 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { addSuppressions } from '../../src/store/suppressions.js';
 import { openTestStore } from '../helpers/test-store.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
 
 let handle: DatabaseHandle;
 let dir: string;
@@ -24,11 +24,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-import-parallel-'));
   handle = await openTestStore({ maxConnections: 2 });
   await migrateToLatest(handle.db);
-  const cfg: CampaignConfig = {
-    name: 'parallel', file: '/c/parallel.yaml', assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
-    maxCallsInParallel: 2, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'], blackoutDates: [], initialStatus: 'running', leads: {}, allowDuplicates: false,
-  };
+  const cfg = testCampaignConfig('parallel', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });
 afterEach(async () => {

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { CampaignConfig } from '../../src/config/types.js';
 import { syncHookSubscriptions } from '../../src/hooks/outbox-store.js';
 import { importLeads } from '../../src/leads/import.js';
 import { readLeadCsv } from '../../src/leads/read-leads.js';
@@ -10,6 +9,7 @@ import { upsertCampaign } from '../../src/store/campaigns.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openTestStore } from '../helpers/test-store.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
 
 // Values that a text protocol must escape (PostgreSQL's import goes by COPY's text format):
 // each comes back from the store exactly as it was in the file, on both dialects.
@@ -23,11 +23,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd import \\ ünï 📞 '));
   handle = await openTestStore();
   await migrateToLatest(handle.db);
-  const cfg: CampaignConfig = {
-    name: 'values', file: '/c/values.yaml', assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
-    maxCallsInParallel: 2, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'], blackoutDates: [], initialStatus: 'running', leads: {}, allowDuplicates: false,
-  };
+  const cfg = testCampaignConfig('values', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });
 afterEach(async () => {

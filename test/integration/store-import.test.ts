@@ -10,6 +10,7 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { syncSuppressions } from '../../src/store/suppressions.js';
 import { openTestStore } from '../helpers/test-store.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
 
 let handle: DatabaseHandle;
 let dir: string;
@@ -27,11 +28,7 @@ afterEach(async () => {
 });
 
 function campaign(name: string): CampaignConfig {
-  return {
-    name, file: `/c/${name}.yaml`, assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
-    maxCallsInParallel: 2, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'], blackoutDates: [], initialStatus: 'running', leads: {}, allowDuplicates: false,
-  };
+  return testCampaignConfig(name, { maxCallsInParallel: 2 });
 }
 
 function csv(name: string, text: string): string {

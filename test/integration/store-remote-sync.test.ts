@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import type { CampaignConfig } from '../../src/config/types.js';
 import { syncRemoteLeads } from '../../src/leads/remote-sync.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
@@ -9,6 +8,7 @@ import { openTestStore } from '../helpers/test-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { syncSuppressions } from '../../src/store/suppressions.js';
 import { clientFor, startTestSim } from './simulator-fixture.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
 
 // Remote leads read through the real client from the simulator over HTTP.
 
@@ -30,11 +30,7 @@ afterAll(async () => {
 beforeEach(async () => {
   handle = await openTestStore();
   await migrateToLatest(handle.db);
-  const cfg: CampaignConfig = {
-    name: 'remote', file: '/c/remote.yaml', assistantId: 1, allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
-    maxCallsInParallel: 2, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'], blackoutDates: [], initialStatus: 'running', leads: { remoteCampaignId: remoteIds[0]! }, allowDuplicates: false,
-  };
+  const cfg = testCampaignConfig('remote', { maxCallsInParallel: 2, leads: { remoteCampaignId: remoteIds[0]! } });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });
 afterEach(async () => handle.close());
