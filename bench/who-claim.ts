@@ -182,5 +182,6 @@ async function buildPostgres(t: BenchTarget, config: (c: number) => string): Pro
       [LEADS, PREFIXES.length, PREFIXES, CAMPAIGNS, NOW],
     );
     await c.query('vacuum analyze');
+    await c.query('checkpoint'); // the build flushed before timing, as on SQLite (big-store-postgres.ts)
   });
 }
