@@ -36,27 +36,28 @@ export function utilization(spans: readonly AttemptSpan[], limit: number): numbe
 }
 
 /**
- * Slot refill: for each attempt a webhook ended (while leads were still due), the time
- * from that webhook's arrival to the next claim not already matched to an earlier end.
- * Attempts a poll closed before their webhook came are left out: a poll freed that slot.
+ * Slot refill, for one campaign of `limit` slots whose calls each end once: the k-th slot
+ * freed (in time order) is refilled by claim number `limit + k`, so the delay is that
+ * claim's instant minus the k-th freeing. A slot is freed when the first of its webhook's
+ * arrival and its recorded end happens (a poll may close a call before its webhook comes);
+ * only the slots a webhook freed are reported. Claims and ends are paired by rank, not by
+ * "the next claim after the end is recorded": an engine whose store is a network away
+ * stamps a claim when its pass began, which may precede the end recorded meanwhile.
  */
-export function refillDelays(spans: readonly AttemptSpan[], webhookAppliedAt: ReadonlyMap<string, number>): number[] {
-  const ends: { arrival: number; end: number }[] = [];
+export function refillDelays(spans: readonly AttemptSpan[], webhookAppliedAt: ReadonlyMap<string, number>, limit: number): number[] {
+  const freed: { at: number; byWebhook: boolean }[] = [];
   for (const s of spans) {
+    if (s.endedAt === null) continue;
     const arrival = s.callId === null ? undefined : webhookAppliedAt.get(s.callId);
-    if (arrival !== undefined && s.endedAt !== null && s.endedAt >= arrival) ends.push({ arrival, end: s.endedAt });
+    freed.push(arrival !== undefined && arrival <= s.endedAt ? { at: arrival, byWebhook: true } : { at: s.endedAt, byWebhook: false });
   }
-  ends.sort((a, b) => a.end - b.end);
+  freed.sort((a, b) => a.at - b.at);
   const claims = spans.map((s) => s.createdAt).sort((a, b) => a - b);
-  const lastClaim = claims[claims.length - 1] ?? Number.NEGATIVE_INFINITY;
   const delays: number[] = [];
-  let j = 0;
-  for (const { arrival, end } of ends) {
-    if (end > lastClaim) break;
-    while (j < claims.length && (claims[j] as number) < end) j++;
-    if (j >= claims.length) break;
-    delays.push((claims[j] as number) - arrival);
-    j++;
+  for (const [k, slot] of freed.entries()) {
+    const refill = claims[limit + k];
+    if (refill === undefined) break;
+    if (slot.byWebhook) delays.push(refill - slot.at);
   }
   return delays;
 }

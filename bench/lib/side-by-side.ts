@@ -22,6 +22,8 @@ const same = (bench: string, name: string | RegExp): { sqlite: Pick; postgres: P
 const ROWS: Row[] = [
   { figure: 'engine throughput ratio (engine ÷ plain client)', ...same('engine-throughput', 'throughput ratio engine ÷ client') },
   { figure: 'engine: calls placed per second', ...same('engine-throughput', 'engine placed calls/s') },
+  { figure: 'slot refill after a webhook, p99 (10 calls at once, ×10)', ...same('engine-calls', 'slot refill after webhook p99') },
+  { figure: 'utilization (service side), webhooks, 60 s calls', ...same('engine-calls', /^utilization \(service side\), webhooks/) },
   { figure: 'claim p99 (next due lead + claim), big store', ...same('engine-claim', 'claim (dueLeads + claimAttempt) p99') },
   { figure: 'next due lead with zones, rules and caps, p99 (section 11)', ...same('who-claim', 'next due lead with zones, rules and caps, p99') },
   { figure: '… and its claim committed, p99', ...same('who-claim', 'claim including the durable commit, p99') },

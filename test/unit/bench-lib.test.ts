@@ -39,7 +39,7 @@ describe('utilization', () => {
 });
 
 describe('refill delays', () => {
-  it('measures from the webhook arrival to the next unmatched claim, skipping poll-closed calls', () => {
+  it('pairs the k-th slot freed with claim limit + k, from the webhook arrival, skipping poll-closed calls', () => {
     const spans = [
       span(0, 105, { callId: 'a' }), // webhook at 100, recorded at 105
       span(0, 110, { callId: 'b' }), // webhook at 108
@@ -53,7 +53,17 @@ describe('refill delays', () => {
       ['b', 108],
       ['c', 140],
     ]);
-    expect(refillDelays(spans, arrivals)).toEqual([7, 4]);
+    expect(refillDelays(spans, arrivals, 3)).toEqual([7, 4]);
+  });
+  it('counts a claim stamped before the end it refills was recorded (a store a network away)', () => {
+    // Webhooks at 100 and 101; the pass that refills both began at 110, while the second
+    // end waited for the connection and was recorded at 125.
+    const spans = [span(0, 105, { callId: 'a' }), span(0, 125, { callId: 'b' }), span(110, null), span(110, null)];
+    const arrivals = new Map([
+      ['a', 100],
+      ['b', 101],
+    ]);
+    expect(refillDelays(spans, arrivals, 2)).toEqual([10, 9]);
   });
 });
 
