@@ -88,7 +88,7 @@ function describe(phone: string, r: ForgetReport, rewritten: boolean, postgres: 
   const lines = [
     `Erased ${phone}:`,
     `  leads           ${r.leads} (variables erased${r.leadsStopped > 0 ? `; ${r.leadsStopped} still to be called now suppressed` : ''})`,
-    `  contacts        ${r.contacts}`,
+    `  contacts        ${r.contacts} (where it was a lead's second or later number; numbers erased)`,
     `  attempts        ${r.attempts} (number erased)`,
     `  call results    ${r.results} (transcripts, recording URLs, extracted variables, evaluations)`,
     `  events          ${r.events} (details erased)`,

@@ -90,6 +90,8 @@ describe('campaignd forget', () => {
     expect(await forgetCommand([target, '--keep-calling', '--config', configPath], out)).toBe(0);
     expect(out.stdout.text).toMatch(/leads +1 \(variables erased\)/);
     expect(out.stdout.text).toMatch(/attempts +2 \(number erased\)/);
+    // Its lead's only number: no secondary-number row held it.
+    expect(out.stdout.text).toMatch(/contacts +0 \(where it was a lead's second or later number/);
     expect(out.stdout.text).toMatch(/call results +2/);
     expect(out.stdout.text).toMatch(/not added \(--keep-calling\)/);
 
