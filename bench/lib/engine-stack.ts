@@ -24,6 +24,7 @@ import { takeLease } from '../../src/store/lease.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { Database } from '../../src/store/types.js';
 import { scaledClock, systemClock, type Clock } from '../../src/time/clock.js';
+import { testCampaignConfig } from '../../test/helpers/campaign-config.js';
 import { benchTarget, type BenchDialect } from './bench-db.js';
 
 /** Monday 2026-01-05 10:00 UTC: simulated time starts here. */
@@ -68,27 +69,9 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-/** A campaign config for the benches: every day, all day, UTC. */
+/** A campaign config for the benches: the tests' (every day, all day, UTC), 10 calls at once, no retries. */
 export function benchCampaign(name: string, assistantId: number, settings: Partial<CampaignConfig> = {}): CampaignConfig {
-  return {
-    name,
-    file: `/bench/${name}.yaml`,
-    assistantId,
-    timezone: 'UTC',
-    allowedDays: [1, 2, 3, 4, 5, 6, 7],
-    allowedHoursStart: 0,
-    allowedHoursEnd: 0,
-    maxCallsInParallel: 10,
-    maxRetries: 0,
-    retryIntervalSeconds: 60,
-    markCompleteWhenNoLeads: true,
-    retryOn: ['busy', 'no-answer', 'failed', 'voicemail'],
-    blackoutDates: [],
-    initialStatus: 'running',
-    leads: {},
-    allowDuplicates: false,
-    ...settings,
-  };
+  return testCampaignConfig(name, { file: `/bench/${name}.yaml`, assistantId, maxCallsInParallel: 10, maxRetries: 0, ...settings });
 }
 
 /** The i-th distinct German mobile number (valid for libphonenumber). */
