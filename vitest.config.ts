@@ -1,14 +1,42 @@
 import { defineConfig } from 'vitest/config';
+import { POSTGRES, POSTGRES_ONLY, SLOW_POSTGRES, SLOW_SQLITE, SQLITE_ONLY } from './test/suites/files.js';
 
+// `npm test`: every test file that takes seconds, on SQLite and (the store, results, rules and
+// engine files) again on PostgreSQL, in one run. The long profiles are in
+// vitest.slow.config.ts (`npm run test:slow`); test/suites/files.ts says which file is where.
+//
+// Most files wait on something real (a child process, a socket, a scaled clock), so more
+// files run at once than the machine has cores: vitest's default on 2 cores is one.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // postgres-*: PostgreSQL only, in vitest.postgres.config.ts (which starts the server they need).
-    exclude: ['test/stress/**', 'test/integration/postgres-*.test.ts', 'test/e2e/ha-*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // The tests spawn bin/campaignd.js, which runs dist/: rebuilt first when a source is newer.
-    globalSetup: ['test/helpers/build.ts'],
+    maxWorkers: 3,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SLOW_SQLITE, ...POSTGRES_ONLY],
+          // The tests spawn bin/campaignd.js, which runs dist/: rebuilt first when a source is newer.
+          globalSetup: ['test/helpers/build.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: POSTGRES,
+          exclude: [...SQLITE_ONLY, ...SLOW_POSTGRES],
+          // The same files, each opening its store through test/helpers/test-store.ts, which reads
+          // the dialect from this env. One embedded PostgreSQL server for the run
+          // (postgres-server.ts), one database per store; a server that cannot start fails the run.
+          env: { CAMPAIGND_TEST_DIALECT: 'postgres' },
+          globalSetup: ['test/helpers/build.ts', 'test/helpers/postgres-server.ts'],
+        },
+      },
+    ],
   },
 });

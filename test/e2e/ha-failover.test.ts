@@ -1,4 +1,4 @@
-// Issue 12's chaos test (PostgreSQL run only: vitest.postgres.config.ts): two instances on one
+// Issue 12's chaos test (PostgreSQL only, in `npm run test:slow`: vitest.slow.config.ts): two instances on one
 // database behind a load-balancing webhook proxy, 4 SIGKILLs of whichever is active and one
 // SIGSTOP past the lease, 10 % of make_call answers lost. Every lead final, zero double dials,
 // and each takeover's first call within lease_seconds + 5 s (printed).

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { BIN, BUILD_CHECKED_ENV } from '../helpers/processes.js';
 import { testDatabaseTarget, type TestDatabaseTarget } from '../helpers/test-store.js';
 
-// `campaignd leads import` through the bin on the run's database (vitest.postgres.config.ts
+// `campaignd leads import` through the bin on the run's database (the postgres project of vitest.config.ts
 // runs it again on PostgreSQL, where rows go by COPY): awkward values arrive intact, a dry
 // run writes nothing, a re-import adds nothing. leads-import.test.ts covers the rest on SQLite.
 

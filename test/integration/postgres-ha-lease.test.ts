@@ -1,4 +1,4 @@
-// The lease and its fencing on a real PostgreSQL (the PostgreSQL run only: vitest.postgres.config.ts).
+// The lease and its fencing on a real PostgreSQL (the PostgreSQL project only: test/suites/files.ts).
 // What the database itself guarantees, whatever an instance believes: one holder at a time,
 // a new token at each taking, and no intent written under a token that is not current.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

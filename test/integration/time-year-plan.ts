@@ -1,6 +1,6 @@
 // The campaigns of the year-long time harness (issue 6), shared by the short run in
 // `npm test` (time-year.test.ts, a few weeks over four DST changes) and the whole year
-// in `npm run test:stress` (test/stress/time-year.test.ts). Windows sit on the DST
+// in `npm run test:slow` (test/stress/time-year.test.ts). Windows sit on the DST
 // changes of their zones, on weekday restrictions and on blackout dates.
 import { DateTime } from 'luxon';
 import { expect } from 'vitest';

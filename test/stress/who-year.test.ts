@@ -1,5 +1,5 @@
-// Issue 14, the year (stress profile; SQLite in vitest.stress.config.ts, PostgreSQL in
-// vitest.stress-postgres.config.ts): the shipped US rules over the whole of 2026 through
+// Issue 14, the year (slow profile, `npm run test:slow`; on SQLite and on PostgreSQL, both in
+// vitest.slow.config.ts): the shipped US rules over the whole of 2026 through
 // the engine, for people in every US zone, Alaska, Hawaii, Puerto Rico and multi-zone area
 // codes (calling-rules-oracle.ts), called by two campaigns that share every number under
 // one max_attempts_per_number, with the engine restarted mid-year and an opt-out arriving

@@ -1,0 +1,36 @@
+// Which test files run where: the one list both vitest configs read, so a file is in exactly
+// one of `npm test` (minutes: what a person runs while working) and `npm run test:slow`
+// (the long profiles: stress, chaos, the soak, the years of calling rules, the packed install).
+
+/** The slow runs: each takes minutes on its own, most of it real time (a soak, kills and restarts, a whole year). */
+export const SLOW_SQLITE = [
+  'test/stress/**/*.test.ts',
+  // npm pack, then a fresh install of the tarball that compiles better-sqlite3.
+  'test/e2e/pack.test.ts',
+];
+
+/** The slow runs on PostgreSQL: the year of calling rules, and the failover chaos test (kills, a freeze past the lease). */
+export const SLOW_POSTGRES = ['test/stress/who-year.test.ts', 'test/e2e/ha-failover.test.ts'];
+
+/** The store, results, who-may-be-called and engine tests, run again on PostgreSQL. */
+export const POSTGRES = [
+  'test/integration/store-*.test.ts',
+  'test/integration/results-*.test.ts',
+  'test/integration/who-*.test.ts',
+  'test/integration/hooks-outbox.test.ts',
+  'test/integration/engine-*.test.ts',
+  'test/integration/postgres-*.test.ts',
+  'test/e2e/leads-import-store.test.ts',
+];
+
+/** Files about SQLite's own file, pragmas and locks: nothing of them exists on PostgreSQL. */
+export const SQLITE_ONLY = [
+  'test/integration/store-database.test.ts', // WAL, pragmas, file modes, the readonly file
+  'test/integration/store-durable.test.ts', // synchronous=FULL around the intent commit
+  'test/integration/engine-store-errors.test.ts', // a second SQLite connection holding the write lock
+  'test/integration/results-forget.test.ts', // VACUUM and the bytes left in the file and its WAL
+  'test/integration/store-group-commit.test.ts', // reads through a second, read-only SQLite connection
+];
+
+/** PostgreSQL-only files: they need the run's server. */
+export const POSTGRES_ONLY = ['test/integration/postgres-*.test.ts', 'test/e2e/ha-*.test.ts'];
