@@ -109,7 +109,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // PostgreSQL: several instances share the database and a lease decides which one dials
     // (product.md §10). SQLite: one daemon per file, always active.
     const shared = store.dialect === 'postgres';
-    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), shared });
+    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 
     await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));

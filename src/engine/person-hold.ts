@@ -26,16 +26,25 @@ export interface LeadForFacts {
   timezone: string | null;
 }
 
+/** Whether a number is on the suppression list, as the reader knows it. */
+export type OnList = (phone: string) => boolean | Promise<boolean>;
+
+/** The suppression list as the store holds it now. */
+export const onListInStore =
+  (db: Kysely<Database>): OnList =>
+  (phone) =>
+    isSuppressed(db, phone);
+
 /**
- * Reads what planLead needs of one lead at `now`. `knownSuppressed`: already known to be
- * on the list (the engine's copy of it); the store is asked otherwise, since a number put
- * on the list since the copy was read (`suppress add`, an opt-out in another campaign)
- * must not be dialled. The caps are read only when the person's hours are open now:
- * they decide nothing otherwise (planLead's order), and it spares a query per held lead.
+ * Reads what planLead needs of one lead at `now`. `onList`: the suppression list (the
+ * store's by default; the engine asks its copy first, then the store, since a number put
+ * on the list since the copy was read must not be dialled). The caps are read only when
+ * the person's hours are open now: they decide nothing otherwise (planLead's order), and
+ * it spares a query per held lead.
  */
-export async function readLeadFacts(db: Kysely<Database>, c: RuntimeCampaign, lead: LeadForFacts, phone: string, now: number, knownSuppressed = false): Promise<LeadFacts> {
+export async function readLeadFacts(db: Kysely<Database>, c: RuntimeCampaign, lead: LeadForFacts, phone: string, now: number, onList: OnList = onListInStore(db)): Promise<LeadFacts> {
   const person = c.person(phone, lead.timezone);
-  const suppressed = knownSuppressed || (await isSuppressed(db, phone));
+  const suppressed = await onList(phone);
   const cap = suppressed || person.closedBy(now) !== null ? null : await capHold(db, person.caps, phone, now);
   return { state: lead.state, nextDueAt: lead.next_due_at === null ? null : Number(lead.next_due_at), phone, suppressed, person, cap };
 }

@@ -18,6 +18,7 @@ import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
 import type { WakeSignal } from '../wake-signal.js';
 import { isFenced } from '../../store/fencing.js';
+import { isSuppressed } from '../../store/suppressions.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one commit,
 // through claimAttempts, the store's one writer of intents) and hands each claimed attempt
@@ -118,7 +119,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         if (slots.free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
         // Section 11: the person's zones, hours and regional rules, then attempts per number.
-        const facts = await readLeadFacts(db, c, lead, phone, now, campaigns.suppressed(phone));
+        const facts = await readLeadFacts(db, c, lead, phone, now, (p) => campaigns.suppressed(p) || isSuppressed(db, p));
         const plan = slots.judge(facts, now);
         switch (plan.kind) {
           case 'suppressed':
