@@ -142,10 +142,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
         callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
         liveCalls: (campaign, n) => metrics.liveCalls.set({ campaign }, n),
+        daemonLiveCalls: (n) => metrics.daemonLiveCalls.set(n),
         confirming: (campaign, n) => metrics.leadsConfirming.set({ campaign }, n),
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
       },
     });
+    metrics.setDaemonMaxCalls(daemon.maxCallsInParallel);
     let currentConfig = opts.config;
     /**
      * What only the active instance does besides dialing: reading remote leads and erasing

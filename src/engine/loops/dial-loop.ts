@@ -100,6 +100,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     if (!dialingAllowed(gate(), now)) return gateLookAt(gate(), now, MAX_SLEEP_MS);
     const live = await liveCountsByCampaign(db);
     for (const c of campaigns.values()) deps.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
+    deps.metrics?.daemonLiveCalls?.([...live.values()].reduce((a, b) => a + b, 0));
 
     const plan = planCampaigns(campaigns.values(), live, now);
     const slots = new SlotPlan(deps.accountMaxCalls, live);
