@@ -2,11 +2,23 @@
 // states and problems; leads in every state with due times and zones; live attempts;
 // the suppression list; a daemon running or not, with or without a daemon-wide limit),
 // explain's verdict on every lead is the one the engine's planner (planLead) gives for
-// the same facts, taken here from the generated model rather than from the store.
+// the same facts, taken here from the generated model rather than from the store. And
+// with a daemon that may dial, one pass of the real dial loop on that store claims only
+// leads explain called due, and claims one whenever explain called one due.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
+import { createCampaignView } from '../../src/engine/campaign-view.js';
+import { createDialLoop } from '../../src/engine/loops/dial-loop.js';
+import type { EngineClient } from '../../src/engine/ports.js';
+import { createServiceState } from '../../src/engine/service-state.js';
+import { createWakeSignal } from '../../src/engine/wake-signal.js';
 import { explainNumber } from '../../src/explain/explain.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { createGroupCommit } from '../../src/store/group-commit.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/types.js';
+import type { Clock } from '../../src/time/clock.js';
 import { planLead, type GateVerdict, type LeadPlan } from '../../src/engine/planner.js';
 import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
@@ -21,7 +33,7 @@ const NOW = Date.UTC(2026, 5, 3, 10, 0, 0);
 const PHONES = ['+12125550100', '+12125550101', '+12125550102', '+12125550103', '+12125550104'];
 
 const campaignArb = fc.record({
-  state: fc.constantFrom<CampaignState>('running', 'running', 'running', 'paused', 'stopped', 'completed'),
+  state: fc.constantFrom<CampaignState>('running', 'running', 'running', 'running', 'running', 'paused', 'stopped', 'completed'),
   problem: fc.constantFrom<string | null>(null, null, null, null, 'assistant 12 not found by the service (404)'),
   /** Open around the clock, or only 01:00–02:00 UTC (closed now). */
   windowOpen: fc.constantFrom(true, true, true, false),
@@ -78,6 +90,54 @@ function codesFor(plan: LeadPlan): string[] {
   }
 }
 
+/**
+ * One pass of the real dial loop over the store at NOW, its make_call never answered;
+ * returns the leads it claimed. The loop's first sleep ends the pass.
+ */
+async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined): Promise<number[]> {
+  const logger = silentLogger();
+  let passDone!: () => void;
+  const done = new Promise<void>((resolve) => (passDone = resolve));
+  const clock: Clock = {
+    now: () => NOW,
+    sleep: (_ms, signal) =>
+      new Promise<void>((resolve) => {
+        passDone();
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    setTimer: () => () => undefined,
+  };
+  const client: EngineClient = {
+    makeCall: () => new Promise(() => undefined),
+    listCallsSince: async () => undefined,
+    probe: async () => undefined,
+    assistants: async () => [],
+  };
+  const campaigns = createCampaignView(db, logger);
+  await campaigns.refresh(true);
+  await campaigns.refreshSuppressions();
+  const loop = createDialLoop({
+    db,
+    commit: createGroupCommit(db),
+    client,
+    clock,
+    logger,
+    instanceId: 'property-pass',
+    accountMaxCalls,
+    settleMs: 60_000,
+    campaigns,
+    service: createServiceState(client, logger),
+    wake: createWakeSignal(),
+    poll: { lastPollAt: () => 0, urgent: () => undefined, replan: () => undefined },
+  });
+  loop.start();
+  await done;
+  loop.stop();
+  await loop.done();
+  const rows = await db.selectFrom('attempts').select('lead_id').where('owner', '=', 'property-pass').execute();
+  return rows.map((r) => r.lead_id);
+}
+
 describe('explain asks the planner', () => {
   it("gives the planner's verdict for every lead of random stores", { timeout: 120_000 }, async () => {
     await fc.assert(
@@ -124,8 +184,10 @@ describe('explain asks the planner', () => {
           }
           const gate: GateVerdict = !d?.running ? 'daemon-down' : d.tokenRejected ? 'token-rejected' : 'open';
 
+          const reasons = new Map<number, string>();
           for (const phone of new Set(leads.map((l) => l.phone))) {
             const explained = await explainNumber(db, phone, NOW, () => true);
+            for (const l of explained.leads) reasons.set(l.lead_id, l.reason);
             for (const lead of leads.filter((l) => l.phone === phone)) {
               const row = rows.find((r) => r.id === lead.campaignId)!;
               const c = runtimeCampaign(row);
@@ -147,12 +209,19 @@ describe('explain asks the planner', () => {
               expect(codesFor(plan), `lead ${lead.id} (${lead.state}, ${phone}): explain said ${got!.reason}: ${got!.message}`).toContain(got!.reason);
             }
           }
+
+          if (gate === 'open') {
+            const claimed = await onePass(db, d?.max ?? undefined);
+            const due = [...reasons].filter(([, r]) => r === 'due').map(([id]) => id);
+            for (const id of claimed) expect(reasons.get(id), `lead ${id} dialled`).toBe('due');
+            if (due.length > 0) expect(claimed.length, `leads due: ${due.join(', ')}`).toBeGreaterThan(0);
+          }
         } finally {
           await store.close();
         }
       }),
       {
-        numRuns: 80,
+        numRuns: 120,
         // Always among the runs: the daemon-wide limit full with the live call in another campaign.
         examples: [
           [
