@@ -6,7 +6,7 @@
 // with a daemon that may dial, one pass of the real dial loop on that store claims only
 // leads explain called due, and claims one whenever explain called one due.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
 import { createCampaignView } from '../../src/engine/campaign-view.js';
 import { createDialLoop } from '../../src/engine/loops/dial-loop.js';
@@ -24,6 +24,7 @@ import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { addSuppressions } from '../../src/store/suppressions.js';
 import type { CampaignRow, CampaignState, LeadState } from '../../src/store/types.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
 import { openTestStore } from '../helpers/test-store.js';
 import { campaignConfig, insertAttempt, insertCampaign, upsertDaemon } from './status-fixture.js';
 
@@ -138,86 +139,93 @@ async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined
   return rows.map((r) => r.lead_id);
 }
 
+/** Empties the tables a run fills: one migrated store serves every run (a PostgreSQL database per run is slow). */
+async function emptyStore(db: Kysely<Database>): Promise<void> {
+  for (const table of ['events', 'attempts', 'lead_contacts', 'leads', 'suppressions', 'daemons', 'campaigns'] as const) await db.deleteFrom(table).execute();
+}
+
+let store: DatabaseHandle | undefined;
+beforeAll(async () => {
+  store = await openTestStore();
+  await migrateToLatest(store.db, { clock: { now: () => NOW } });
+});
+afterAll(async () => store?.close());
+
 describe('explain asks the planner', () => {
   it("gives the planner's verdict for every lead of random stores", { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(storeArb, async (m) => {
-        const store = await openTestStore();
-        try {
-          const db = store.db;
-          await migrateToLatest(db, { clock: { now: () => NOW } });
-          const rows: CampaignRow[] = [];
-          for (const [i, c] of m.campaigns.entries()) {
-            const cfg: CampaignConfig = campaignConfig(`c${i}`, {
-              timezone: 'UTC',
-              allowedDays: [1, 2, 3, 4, 5, 6, 7],
-              allowedHoursStart: c.windowOpen ? 0 : 3600,
-              allowedHoursEnd: c.windowOpen ? 0 : 2 * 3600,
-              maxCallsInParallel: c.max,
-              ...(c.localHours ? { leadLocalHours: { start: 9 * 3600, end: 17 * 3600 } } : {}),
-            });
-            const id = await insertCampaign(db, cfg, { state: c.state, problem: c.problem, timezone: 'UTC', now: NOW - 24 * H });
-            rows.push(await db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+        const db = store!.db;
+        await emptyStore(db);
+        const rows: CampaignRow[] = [];
+        for (const [i, c] of m.campaigns.entries()) {
+          const cfg: CampaignConfig = campaignConfig(`c${i}`, {
+            timezone: 'UTC',
+            allowedDays: [1, 2, 3, 4, 5, 6, 7],
+            allowedHoursStart: c.windowOpen ? 0 : 3600,
+            allowedHoursEnd: c.windowOpen ? 0 : 2 * 3600,
+            maxCallsInParallel: c.max,
+            ...(c.localHours ? { leadLocalHours: { start: 9 * 3600, end: 17 * 3600 } } : {}),
+          });
+          const id = await insertCampaign(db, cfg, { state: c.state, problem: c.problem, timezone: 'UTC', now: NOW - 24 * H });
+          rows.push(await db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+        }
+        // The model's live attempts, as the engine would count them.
+        const live: { campaignId: number; phone: string }[] = [];
+        const leads: { id: number; campaignId: number; phone: string; state: LeadState; due: number; timezone: string | null }[] = [];
+        for (const [i, l] of m.leads.entries()) {
+          const row = rows[l.campaign % rows.length]!;
+          const due = NOW + l.dueIn;
+          const r = await db
+            .insertInto('leads')
+            .values({ campaign_id: row.id, dedupe_key: `${l.phone}#${i}`, phone_number: l.phone, timezone: l.timezone, state: l.state, state_reason: null, next_due_at: due, remote_lead_id: null, source_file: null, source_line: null, created_at: NOW - 24 * H, updated_at: NOW - H })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          leads.push({ id: r.id, campaignId: row.id, phone: l.phone, state: l.state, due, timezone: l.timezone });
+          // One live call per number (rule 3; the store refuses a second one).
+          if (l.state === 'calling' && l.live && !live.some((a) => a.phone === l.phone)) {
+            await insertAttempt(db, { campaignId: row.id, leadId: r.id, state: 'placed', createdAt: NOW - 60_000 });
+            live.push({ campaignId: row.id, phone: l.phone });
           }
-          // The model's live attempts, as the engine would count them.
-          const live: { campaignId: number; phone: string }[] = [];
-          const leads: { id: number; campaignId: number; phone: string; state: LeadState; due: number; timezone: string | null }[] = [];
-          for (const [i, l] of m.leads.entries()) {
-            const row = rows[l.campaign % rows.length]!;
-            const due = NOW + l.dueIn;
-            const r = await db
-              .insertInto('leads')
-              .values({ campaign_id: row.id, dedupe_key: `${l.phone}#${i}`, phone_number: l.phone, timezone: l.timezone, state: l.state, state_reason: null, next_due_at: due, remote_lead_id: null, source_file: null, source_line: null, created_at: NOW - 24 * H, updated_at: NOW - H })
-              .returning('id')
-              .executeTakeFirstOrThrow();
-            leads.push({ id: r.id, campaignId: row.id, phone: l.phone, state: l.state, due, timezone: l.timezone });
-            // One live call per number (rule 3; the store refuses a second one).
-            if (l.state === 'calling' && l.live && !live.some((a) => a.phone === l.phone)) {
-              await insertAttempt(db, { campaignId: row.id, leadId: r.id, state: 'placed', createdAt: NOW - 60_000 });
-              live.push({ campaignId: row.id, phone: l.phone });
-            }
-          }
-          await addSuppressions(db, m.suppressed, 'test', NOW - H);
-          const d = m.daemon;
-          if (d) {
-            await upsertDaemon(db, { instance: 'd', pid: 7, hostname: 'host', heartbeatAt: d.running ? NOW - 1000 : NOW - 60_000, api: d.tokenRejected ? 'token-rejected' : 'ok', maxCalls: d.max });
-          }
-          const gate: GateVerdict = !d?.running ? 'daemon-down' : d.tokenRejected ? 'token-rejected' : 'open';
+        }
+        await addSuppressions(db, m.suppressed, 'test', NOW - H);
+        const d = m.daemon;
+        if (d) {
+          await upsertDaemon(db, { instance: 'd', pid: 7, hostname: 'host', heartbeatAt: d.running ? NOW - 1000 : NOW - 60_000, api: d.tokenRejected ? 'token-rejected' : 'ok', maxCalls: d.max });
+        }
+        const gate: GateVerdict = !d?.running ? 'daemon-down' : d.tokenRejected ? 'token-rejected' : 'open';
 
-          const reasons = new Map<number, string>();
-          for (const phone of new Set(leads.map((l) => l.phone))) {
-            const explained = await explainNumber(db, phone, NOW, () => true);
-            for (const l of explained.leads) reasons.set(l.lead_id, l.reason);
-            for (const lead of leads.filter((l) => l.phone === phone)) {
-              const row = rows.find((r) => r.id === lead.campaignId)!;
-              const c = runtimeCampaign(row);
-              const plan = planLead(
-                { state: lead.state, nextDueAt: lead.due, phone, suppressed: m.suppressed.includes(phone), person: c.person(phone, lead.timezone), cap: null },
-                {
-                  now: NOW,
-                  campaign: c,
-                  gate,
-                  phoneBusy: live.some((a) => a.phone === phone),
-                  campaignLive: live.filter((a) => a.campaignId === lead.campaignId).length,
-                  campaignMax: c.config.maxCallsInParallel,
-                  daemonLive: live.length,
-                  daemonMax: d?.max ?? null,
-                },
-              );
-              const got = explained.leads.find((x) => x.lead_id === lead.id);
-              expect(got, `lead ${lead.id} explained`).toBeDefined();
-              expect(codesFor(plan), `lead ${lead.id} (${lead.state}, ${phone}): explain said ${got!.reason}: ${got!.message}`).toContain(got!.reason);
-            }
+        const reasons = new Map<number, string>();
+        for (const phone of new Set(leads.map((l) => l.phone))) {
+          const explained = await explainNumber(db, phone, NOW, () => true);
+          for (const l of explained.leads) reasons.set(l.lead_id, l.reason);
+          for (const lead of leads.filter((l) => l.phone === phone)) {
+            const row = rows.find((r) => r.id === lead.campaignId)!;
+            const c = runtimeCampaign(row);
+            const plan = planLead(
+              { state: lead.state, nextDueAt: lead.due, phone, suppressed: m.suppressed.includes(phone), person: c.person(phone, lead.timezone), cap: null },
+              {
+                now: NOW,
+                campaign: c,
+                gate,
+                phoneBusy: live.some((a) => a.phone === phone),
+                campaignLive: live.filter((a) => a.campaignId === lead.campaignId).length,
+                campaignMax: c.config.maxCallsInParallel,
+                daemonLive: live.length,
+                daemonMax: d?.max ?? null,
+              },
+            );
+            const got = explained.leads.find((x) => x.lead_id === lead.id);
+            expect(got, `lead ${lead.id} explained`).toBeDefined();
+            expect(codesFor(plan), `lead ${lead.id} (${lead.state}, ${phone}): explain said ${got!.reason}: ${got!.message}`).toContain(got!.reason);
           }
+        }
 
-          if (gate === 'open') {
-            const claimed = await onePass(db, d?.max ?? undefined);
-            const due = [...reasons].filter(([, r]) => r === 'due').map(([id]) => id);
-            for (const id of claimed) expect(reasons.get(id), `lead ${id} dialled`).toBe('due');
-            if (due.length > 0) expect(claimed.length, `leads due: ${due.join(', ')}`).toBeGreaterThan(0);
-          }
-        } finally {
-          await store.close();
+        if (gate === 'open') {
+          const claimed = await onePass(db, d?.max ?? undefined);
+          const due = [...reasons].filter(([, r]) => r === 'due').map(([id]) => id);
+          for (const id of claimed) expect(reasons.get(id), `lead ${id} dialled`).toBe('due');
+          if (due.length > 0) expect(claimed.length, `leads due: ${due.join(', ')}`).toBeGreaterThan(0);
         }
       }),
       {
