@@ -7,10 +7,10 @@ import type { LeadFacts, LeadPlan } from './planner.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // The facts the planner judges one lead on, read from the store (the suppression list
-// and the attempts to the number), shared by the dial loop and `explain` so both ask
-// planLead the same question. A lead held by section 11 is deferred to the instant it may
-// be called, so the due query never sees it again before then (the claim stays an index
-// range scan however many leads wait).
+// and the attempts to the number), shared by the dial loop, `explain` and the preview so
+// all ask planLead the same question. A lead held by the person's hours, rules or caps is
+// deferred to the instant it may be called, so the due query never sees it again before
+// then (the claim stays an index range scan however many leads wait).
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -133,11 +133,11 @@ export interface LeadFacts {
   phone: string;
   /** On the suppression list. */
   suppressed: boolean;
-  /** The called person's hours and rules (section 11) for this number and zone. */
+  /** The called person's hours and calling rules for this number and zone. */
   person: Pick<PersonWindow, 'closedBy' | 'nextOpening'>;
   /**
-   * The attempt cap holding the number now. Only read when nothing before it in the order
-   * holds the lead (it decides nothing then), so a reader may leave it null in that case.
+   * The attempt cap holding the number now. It decides only when nothing before it in the
+   * order holds the lead, so a reader may leave it null when something does.
    */
   cap: CapHold | null;
 }

@@ -11,9 +11,10 @@ import { readLeadFacts } from '../engine/person-hold.js';
 import { planLead, type LeadPlan } from '../engine/planner.js';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
 import { listLiveAttempts } from '../store/attempts.js';
-import { campaignRowNamed, previewLeadsPage, type PreviewLead } from '../store/explain-reads.js';
+import { getCampaignByName } from '../store/campaigns.js';
+import { previewLeadsPage, type PreviewLead } from '../store/explain-reads.js';
 import { suppressedNumbers } from '../store/suppressions.js';
-import type { AttemptRow, CampaignRow, Database } from '../store/types.js';
+import type { CampaignRow, Database } from '../store/types.js';
 
 export type PreviewBucket = 'now' | 'later_today' | 'not_today' | 'never';
 
@@ -44,9 +45,10 @@ const PAGE = 5_000;
 export async function previewCampaigns(db: Kysely<Database>, configs: readonly CampaignConfig[], now: number, opts: PreviewOptions = {}): Promise<CampaignPreview[]> {
   const suppressed = await suppressedNumbers(db);
   const live = await listLiveAttempts(db);
+  const livePhones = new Set(live.map((a) => a.phone_number));
   const out: CampaignPreview[] = [];
   for (const cfg of configs) {
-    const row = await campaignRowNamed(db, cfg.name);
+    const row = await getCampaignByName(db, cfg.name);
     const zone = row?.timezone ?? cfg.timezone ?? 'UTC';
     const todayEnds = DateTime.fromMillis(now, { zone }).plus({ days: 1 }).startOf('day');
     const preview: CampaignPreview = {
@@ -67,7 +69,17 @@ export async function previewCampaigns(db: Kysely<Database>, configs: readonly C
       preview.counts[bucket]++;
       preview.reasons[bucket][reason] = (preview.reasons[bucket][reason] ?? 0) + 1;
     };
-    const ctx: JudgeContext = { db, c, live, suppressed, now, todayEnds: todayEnds.toMillis(), daemonMax: opts.daemonMaxCalls ?? null };
+    const ctx: JudgeContext = {
+      db,
+      c,
+      suppressed,
+      now,
+      todayEnds: todayEnds.toMillis(),
+      livePhones,
+      campaignLive: live.filter((a) => a.campaign_id === row.id).length,
+      daemonLive: live.length,
+      daemonMax: opts.daemonMaxCalls ?? null,
+    };
     let after = 0;
     for (;;) {
       const leads = await previewLeadsPage(db, row.id, after, PAGE);
@@ -86,10 +98,13 @@ export async function previewCampaigns(db: Kysely<Database>, configs: readonly C
 interface JudgeContext {
   db: Kysely<Database>;
   c: RuntimeCampaign;
-  live: readonly AttemptRow[];
   suppressed: ReadonlySet<string>;
   now: number;
   todayEnds: number;
+  /** Numbers with a live call, the campaign's live calls and all of them: read once. */
+  livePhones: ReadonlySet<string>;
+  campaignLive: number;
+  daemonLive: number;
   daemonMax: number | null;
 }
 
@@ -103,10 +118,10 @@ async function judge(x: JudgeContext, lead: PreviewLead): Promise<[PreviewBucket
     campaign: c,
     // As a daemon running with these files would: the gate is its own to know.
     gate: 'open',
-    phoneBusy: x.live.some((a) => a.phone_number === phone),
-    campaignLive: x.live.filter((a) => a.campaign_id === c.id).length,
+    phoneBusy: x.livePhones.has(phone),
+    campaignLive: x.campaignLive,
     campaignMax: c.config.maxCallsInParallel,
-    daemonLive: x.live.length,
+    daemonLive: x.daemonLive,
     daemonMax: x.daemonMax,
   });
   switch (plan.kind) {

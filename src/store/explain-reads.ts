@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { DUE_LEAD_STATES_SQL } from './state-lists.js';
-import type { CampaignRow, DaemonRow, Database, LeadRow, LeadState } from './types.js';
+import type { DaemonRow, Database, LeadRow, LeadState } from './types.js';
 
 // What `explain` and `validate --preview` read: the leads of a number, their contacts,
 // the newest daemon row, a lead's place in its campaign's queue, and a campaign's leads
@@ -37,11 +37,6 @@ export async function leadsAheadInQueue(db: Kysely<Database>, campaignId: number
     .where((eb) => eb.or([eb('next_due_at', '<', dueAt), eb.and([eb('next_due_at', '=', dueAt), eb('id', '<', leadId)])]))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-/** A campaign's row by name, as `validate --preview` looks it up. */
-export async function campaignRowNamed(db: Kysely<Database>, name: string): Promise<CampaignRow | undefined> {
-  return db.selectFrom('campaigns').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
 /** One lead as the preview judges it: the number being worked is `contact_phone` when not the primary. */
