@@ -16,7 +16,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { claimAttempts } from '../src/store/attempts.js';
 import { dueLeads } from '../src/store/due-leads.js';
-import { deferHeld, personHold } from '../src/engine/person-hold.js';
+import { deferHeld, holdOf, readLeadFacts } from '../src/engine/person-hold.js';
+import { planLead } from '../src/engine/planner.js';
 import { runtimeCampaign } from '../src/engine/runtime-campaign.js';
 import { readRulesFile } from '../src/rules/parse.js';
 import { takeLease } from '../src/store/lease.js';
@@ -89,12 +90,15 @@ try {
       let pick: (typeof due)[number] | undefined;
       for (const lead of due) {
         looked++;
-        const h = await personHold(db, c, lead, lead.contact_phone ?? lead.phone_number, now);
-        if (!h) {
+        const facts = await readLeadFacts(db, c, lead, lead.contact_phone ?? lead.phone_number, now);
+        // One free slot, as the scheduler's judge of a due lead in an open campaign.
+        const plan = planLead(facts, { now, campaign: c, gate: 'open', phoneBusy: false, campaignLive: 0, campaignMax: 1, daemonLive: 0, daemonMax: null });
+        if (plan.kind === 'dial') {
           pick = lead;
           break;
         }
-        held.push({ leadId: lead.id, ...h });
+        const h = holdOf(plan, now);
+        if (h) held.push({ leadId: lead.id, ...h });
       }
       await deferHeld(db, held, now);
       deferred += held.length;

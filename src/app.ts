@@ -109,7 +109,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // PostgreSQL: several instances share the database and a lease decides which one dials
     // (product.md §10). SQLite: one daemon per file, always active.
     const shared = store.dialect === 'postgres';
-    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), shared });
+    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 
     await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));
@@ -142,10 +142,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
         callPlaced: (campaign) => metrics.callsPlaced.inc({ campaign }),
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
         liveCalls: (campaign, n) => metrics.liveCalls.set({ campaign }, n),
+        daemonLiveCalls: (n) => metrics.daemonLiveCalls.set(n),
         confirming: (campaign, n) => metrics.leadsConfirming.set({ campaign }, n),
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
       },
     });
+    metrics.setDaemonMaxCalls(daemon.maxCallsInParallel);
     let currentConfig = opts.config;
     /**
      * What only the active instance does besides dialing: reading remote leads and erasing

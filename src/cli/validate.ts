@@ -100,7 +100,7 @@ async function previewOrNote(configFlag: string | undefined, loaded: LoadedConfi
   }
   try {
     const { systemClock } = await import('../time/clock.js');
-    return await previewCampaigns(store.db, loaded.campaigns, systemClock.now());
+    return await previewCampaigns(store.db, loaded.campaigns, systemClock.now(), { daemonMaxCalls: loaded.daemon.maxCallsInParallel });
   } finally {
     await store.close();
   }

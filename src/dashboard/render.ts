@@ -37,12 +37,11 @@ export function renderPage(data: DashboardData, opts: PageOptions): string {
 export function renderDaemon(data: DashboardData): Html {
   const d: DaemonStatus = data.status.daemon;
   const r = d.api_requests;
-  const live = data.status.campaigns.reduce((n, c) => n + c.live_calls, 0);
   return html`<dl class="facts">
 <div><dt>Daemon</dt><dd class="${d.running ? 'ok' : 'bad'}">${d.running ? 'running' : 'not running'}${d.pid !== null ? html` · pid <b>${d.pid}</b>` : ''}${d.hostname ? html` on ${d.hostname}` : ''} · v${d.version}</dd></div>
 <div><dt>API</dt><dd class="${d.api === 'ok' ? 'ok' : 'bad'}">${d.api}${d.api_detail ? html` <small>${d.api_detail}</small>` : ''}</dd></div>
 <div><dt>Rate budget</dt><dd>${fmt(r.sent)} requests sent · ${fmt(r.rate_limited)} × 429 · waited ${r.budget_wait_seconds} s <small>(limit ${data.rate_limit.requests_per_minute}/min, ${data.rate_limit.burst} per ${data.rate_limit.burst_window_seconds} s)</small></dd></div>
-<div><dt>Live calls</dt><dd><b>${fmt(live)}</b> over ${data.status.campaigns.length} campaign${data.status.campaigns.length === 1 ? '' : 's'}</dd></div>
+<div><dt>Live calls</dt><dd${d.max_calls_in_parallel !== null && d.live_calls >= d.max_calls_in_parallel ? html` class="bad" title="the daemon-wide max_calls_in_parallel is reached"` : ''}><b class="daemon-live">${fmt(d.live_calls)}</b>${d.max_calls_in_parallel !== null ? html` / ${fmt(d.max_calls_in_parallel)} <small>(daemon-wide limit)</small>` : ''} over ${data.status.campaigns.length} campaign${data.status.campaigns.length === 1 ? '' : 's'}</dd></div>
 ${data.status.hooks ? renderBacklog(data.status.hooks) : ''}</dl>${d.problems.length > 0 ? html`<ul class="problems">${d.problems.map((p) => html`<li>${typeof p === 'string' ? p : JSON.stringify(p)}</li>`)}</ul>` : ''}`;
 }
 

@@ -7,6 +7,8 @@ export interface EngineMetrics {
   callPlaced(campaign: string): void;
   outcome(campaign: string, outcomeClass: string): void;
   liveCalls(campaign: string, n: number): void;
+  /** Live calls over all campaigns (what the daemon-wide max_calls_in_parallel counts). */
+  daemonLiveCalls?(n: number): void;
   /** Completed leads whose webhook success awaits the call list (status `confirming`). */
   confirming?(campaign: string, n: number): void;
   unknownAttempt(): void;

@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import { isSuppressed } from '../store/suppressions.js';
-import type { Database } from '../store/types.js';
+import type { Database, LeadState } from '../store/types.js';
 import { capHold, capText } from './caps.js';
-import { deferLead, suppressLead, type DueLead } from '../store/due-leads.js';
+import { deferLead } from '../store/due-leads.js';
+import type { LeadFacts, LeadPlan } from './planner.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
-// The scheduler's section-11 check of one due lead, kept out of the tick: is the person
-// inside their own hours and rules now, and does no attempt cap hold their number? A held
-// lead is deferred to the instant it may be called, so the due query never sees it again
-// before then (the claim stays an index range scan however many leads wait).
+// The facts the planner judges one lead on, read from the store (the suppression list
+// and the attempts to the number), shared by the dial loop, `explain` and the preview so
+// all ask planLead the same question. A lead held by the person's hours, rules or caps is
+// deferred to the instant it may be called, so the due query never sees it again before
+// then (the claim stays an index range scan however many leads wait).
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -17,25 +19,40 @@ export interface PersonHoldResult {
   reason: string;
 }
 
+/** A lead as the facts need it: its state, due time and own zone column. */
+export interface LeadForFacts {
+  state: LeadState;
+  next_due_at: number | null;
+  timezone: string | null;
+}
+
+/** Whether a number is on the suppression list, as the reader knows it. */
+export type OnList = (phone: string) => boolean | Promise<boolean>;
+
+/** The suppression list as the store holds it now. */
+export const onListInStore =
+  (db: Kysely<Database>): OnList =>
+  (phone) =>
+    isSuppressed(db, phone);
+
 /**
- * Why and until when a due lead must wait, or null when it may be called now. A number
- * put on the suppression list since the engine last read it (`suppress add`, an opt-out
- * in another campaign) makes the lead `suppressed` here; deferring it after that is a
- * no-op, since a final lead is not due.
+ * Reads what planLead needs of one lead at `now`. `onList`: the suppression list (the
+ * store's by default; the engine asks its copy first, then the store, since a number put
+ * on the list since the copy was read must not be dialled). The caps are read only when
+ * the person's hours are open now: they decide nothing otherwise (planLead's order), and
+ * it spares a query per held lead.
  */
-export async function personHold(db: Kysely<Database>, c: RuntimeCampaign, lead: DueLead, phone: string, now: number): Promise<PersonHoldResult | null> {
-  if (await isSuppressed(db, phone)) {
-    await suppressLead(db, lead.id, now);
-    return { until: now, reason: 'on the suppression list' };
-  }
+export async function readLeadFacts(db: Kysely<Database>, c: RuntimeCampaign, lead: LeadForFacts, phone: string, now: number, onList: OnList = onListInStore(db)): Promise<LeadFacts> {
   const person = c.person(phone, lead.timezone);
-  const closed = person.closedBy(now);
-  if (closed) {
-    const opening = person.nextOpening(now);
-    return { until: opening ?? now + DAY_MS, reason: `outside the person's hours: ${closed.label}` };
-  }
-  const hold = await capHold(db, person.caps, phone, now);
-  if (hold) return { until: hold.until, reason: capText(hold) };
+  const suppressed = await onList(phone);
+  const cap = suppressed || person.closedBy(now) !== null ? null : await capHold(db, person.caps, phone, now);
+  return { state: lead.state, nextDueAt: lead.next_due_at === null ? null : Number(lead.next_due_at), phone, suppressed, person, cap };
+}
+
+/** Until when, and why, a lead held by the person's hours, rules or caps waits; null for any other verdict. */
+export function holdOf(plan: LeadPlan, now: number): PersonHoldResult | null {
+  if (plan.kind === 'person-hours') return { until: plan.opening ?? now + DAY_MS, reason: `outside the person's hours: ${plan.label}` };
+  if (plan.kind === 'attempt-cap') return { until: plan.hold.until, reason: capText(plan.hold) };
   return null;
 }
 

@@ -1,11 +1,15 @@
+import type { PersonWindow } from '../rules/person-window.js';
+import type { CampaignState, LeadState } from '../store/types.js';
 import { isOpen, nextOpening } from '../time/window.js';
+import type { CapHold } from './caps.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // What the engine should do next, decided from state already read and the clock's "now":
 // which campaigns may take calls and how many, which due lead goes into a slot, and when
 // to look again (the scheduler and the call list). Pure: no store, no clock, no timers,
 // so each rule is unit-tested without I/O (test/unit/engine-planner.test.ts). The loops
-// read, ask here, and write.
+// read, ask here, and write; `explain` and `validate --preview` gather the same facts from
+// the store and ask the same functions (planLead), so they cannot disagree with the engine.
 
 /** A lead falling due "now" is looked for at least this much later, so a lead the claim refuses cannot spin the loop. */
 export const DUE_FLOOR_MS = 50;
@@ -22,8 +26,22 @@ export interface DialGate {
   accountPausedUntil: number;
 }
 
+/**
+ * Whether dialing may go on, or what stops all of it. `daemon-down` is never the dial
+ * loop's own verdict: it is how `explain`, reading the store, says that no daemon runs.
+ */
+export type GateVerdict = 'open' | 'daemon-down' | 'stopping' | 'lease-lost' | 'token-rejected' | 'account-paused';
+
+export function gateVerdict(gate: DialGate, now: number): GateVerdict {
+  if (gate.stopping) return 'stopping';
+  if (gate.leaseLost) return 'lease-lost';
+  if (gate.tokenRejected) return 'token-rejected';
+  if (now < gate.accountPausedUntil) return 'account-paused';
+  return 'open';
+}
+
 export function dialingAllowed(gate: DialGate, now: number): boolean {
-  return !gate.stopping && !gate.leaseLost && !gate.tokenRejected && now >= gate.accountPausedUntil;
+  return gateVerdict(gate, now) === 'open';
 }
 
 /** When a closed gate is looked at again: the account pause's end if it comes first. */
@@ -45,6 +63,22 @@ export interface CampaignPlan {
   nextOpening: number | null;
 }
 
+/** Whether a campaign takes calls now, or why not. */
+export type CampaignVerdict =
+  | { kind: 'campaign-problem'; problem: string }
+  | { kind: 'campaign-not-running'; state: Exclude<CampaignState, 'running'> }
+  /** `opening`: the window's next opening (null: it never opens again). */
+  | { kind: 'window-closed'; opening: number | null }
+  | { kind: 'open' };
+
+/** The campaign's side of the rules: a problem stops it, then its state, then its window. */
+export function campaignVerdict(c: Pick<RuntimeCampaign, 'state' | 'problem' | 'window'>, now: number): CampaignVerdict {
+  if (c.problem) return { kind: 'campaign-problem', problem: c.problem };
+  if (c.state !== 'running') return { kind: 'campaign-not-running', state: c.state };
+  if (!isOpen(c.window, now)) return { kind: 'window-closed', opening: nextOpening(c.window, now) };
+  return { kind: 'open' };
+}
+
 /** Which campaigns a pass looks at, in order, and what for. */
 export function planCampaigns(campaigns: Iterable<RuntimeCampaign>, live: ReadonlyMap<number, number>, now: number): CampaignPlan {
   const steps: CampaignStep[] = [];
@@ -54,20 +88,117 @@ export function planCampaigns(campaigns: Iterable<RuntimeCampaign>, live: Readon
       steps.push({ kind: 'check-reopen', campaign: c });
       continue;
     }
-    if (c.state !== 'running' || c.problem) continue;
-    if (!isOpen(c.window, now)) {
-      const at = nextOpening(c.window, now);
-      if (at !== null) opening = opening === null ? at : Math.min(opening, at);
+    const verdict = campaignVerdict(c, now);
+    if (verdict.kind === 'window-closed') {
+      if (verdict.opening !== null) opening = opening === null ? verdict.opening : Math.min(opening, verdict.opening);
       continue;
     }
+    if (verdict.kind !== 'open') continue;
     const n = live.get(c.id) ?? 0;
     steps.push({ kind: 'fill', campaign: c, live: n, free: c.config.maxCallsInParallel - n });
   }
   return { steps, nextOpening: opening };
 }
 
-/** Why a due lead is not dialled in this pass, or 'dial'. */
-export type LeadVerdict = 'suppressed' | 'held' | 'phone-busy' | 'dial';
+/** Live calls against the two limits: the campaign's own, and the daemon's over every campaign. */
+export interface SlotCounts {
+  campaignLive: number;
+  campaignMax: number;
+  /** Live calls over all campaigns. */
+  daemonLive: number;
+  /** The daemon's max_calls_in_parallel; undefined or null when not set. */
+  daemonMax: number | null | undefined;
+}
+
+/** Free slots for one more call (≤ 0: none), and which limit is full when none is free. */
+export type SlotVerdict =
+  | { kind: 'free'; free: number }
+  | { kind: 'campaign-at-limit'; free: number; live: number; max: number }
+  | { kind: 'daemon-at-limit'; free: number; live: number; max: number };
+
+export function slotVerdict(s: SlotCounts): SlotVerdict {
+  const own = s.campaignMax - s.campaignLive;
+  const daemon = s.daemonMax === null || s.daemonMax === undefined ? Number.POSITIVE_INFINITY : s.daemonMax - s.daemonLive;
+  const free = Math.min(own, daemon);
+  if (own <= 0) return { kind: 'campaign-at-limit', free, live: s.campaignLive, max: s.campaignMax };
+  if (daemon <= 0) return { kind: 'daemon-at-limit', free, live: s.daemonLive, max: s.daemonMax as number };
+  return { kind: 'free', free };
+}
+
+/** What is known of one lead when it is judged. */
+export interface LeadFacts {
+  state: LeadState;
+  nextDueAt: number | null;
+  /** The number being worked (the primary, or the secondary at the lead's contact position). */
+  phone: string;
+  /** On the suppression list. */
+  suppressed: boolean;
+  /** The called person's hours and calling rules for this number and zone. */
+  person: Pick<PersonWindow, 'closedBy' | 'nextOpening'>;
+  /**
+   * The attempt cap holding the number now. It decides only when nothing before it in the
+   * order holds the lead, so a reader may leave it null when something does.
+   */
+  cap: CapHold | null;
+}
+
+/** What else bears on a lead: the campaign, the gate, and the slots. */
+export interface LeadContext extends SlotCounts {
+  now: number;
+  campaign: Pick<RuntimeCampaign, 'state' | 'problem' | 'window'>;
+  gate: GateVerdict;
+  /** Another live call to the number (rule 3: one at a time, whichever campaign holds it). */
+  phoneBusy: boolean;
+}
+
+/** The verdict on one lead: what holds it, first in the order of the rules, or 'dial'. */
+export type LeadPlan =
+  | { kind: 'final'; state: LeadState }
+  | { kind: 'calling' }
+  | Exclude<CampaignVerdict, { kind: 'open' | 'window-closed' }>
+  | { kind: 'suppressed' }
+  | { kind: 'not-due'; at: number }
+  | Extract<CampaignVerdict, { kind: 'window-closed' }>
+  /** Outside the person's hours or rules: the first closed gate, and when all open together. */
+  | { kind: 'person-hours'; label: string; opening: number | null }
+  | { kind: 'attempt-cap'; hold: CapHold }
+  | { kind: 'gate'; gate: Exclude<GateVerdict, 'open'> }
+  | { kind: 'number-busy' }
+  | Exclude<SlotVerdict, { kind: 'free' }>
+  | { kind: 'dial' };
+
+/**
+ * The one order of the dialing rules for a lead: its own state, then the campaign (problem,
+ * state), the suppression list, its due time, the campaign window, the person's hours and
+ * rules, the attempt caps, the gate (daemon, token), another live call to the number, the
+ * campaign's live-call limit, and the daemon's over all campaigns. The dial loop reaches
+ * leads only through the campaign, gate and slot checks of its pass, then asks this for
+ * each due lead; `explain` asks it with every fact read from the store.
+ */
+export function planLead(lead: LeadFacts, x: LeadContext): LeadPlan {
+  switch (lead.state) {
+    case 'completed':
+    case 'reached-max-retries':
+    case 'invalid':
+    case 'suppressed':
+      return { kind: 'final', state: lead.state };
+    case 'calling':
+      return { kind: 'calling' };
+  }
+  const campaign = campaignVerdict(x.campaign, x.now);
+  if (campaign.kind === 'campaign-problem' || campaign.kind === 'campaign-not-running') return campaign;
+  if (lead.suppressed) return { kind: 'suppressed' };
+  if (lead.nextDueAt !== null && lead.nextDueAt > x.now) return { kind: 'not-due', at: lead.nextDueAt };
+  if (campaign.kind === 'window-closed') return campaign;
+  const closed = lead.person.closedBy(x.now);
+  if (closed) return { kind: 'person-hours', label: closed.label, opening: lead.person.nextOpening(x.now) };
+  if (lead.cap) return { kind: 'attempt-cap', hold: lead.cap };
+  if (x.gate !== 'open') return { kind: 'gate', gate: x.gate };
+  if (x.phoneBusy) return { kind: 'number-busy' };
+  const slots = slotVerdict(x);
+  if (slots.kind !== 'free') return slots;
+  return { kind: 'dial' };
+}
 
 /**
  * The slots of one pass: each campaign's own limit and the account's (daemon
@@ -75,42 +206,49 @@ export type LeadVerdict = 'suppressed' | 'held' | 'phone-busy' | 'dial';
  * within the pass: one live call per number, whichever campaign holds it).
  */
 export class SlotPlan {
-  private accountLive: number;
+  private daemonLive: number;
   private readonly phones = new Set<string>();
-  private campaignFree = 0;
+  private step: Extract<CampaignStep, { kind: 'fill' }> | null = null;
+  private campaignLive = 0;
 
   constructor(
     private readonly accountMaxCalls: number | undefined,
     live: ReadonlyMap<number, number>,
   ) {
-    this.accountLive = [...live.values()].reduce((a, b) => a + b, 0);
+    this.daemonLive = [...live.values()].reduce((a, b) => a + b, 0);
   }
 
   /** Starts a campaign's turn; returns its free slots (≤ 0: a freed slot wakes the loop). */
   begin(step: Extract<CampaignStep, { kind: 'fill' }>): number {
-    this.campaignFree = step.free;
-    if (this.accountMaxCalls !== undefined) this.campaignFree = Math.min(this.campaignFree, this.accountMaxCalls - this.accountLive);
-    return this.campaignFree;
+    this.step = step;
+    this.campaignLive = step.live;
+    return this.free;
+  }
+
+  private counts(): SlotCounts {
+    // The step's free slots are its limit less its live calls when the pass began.
+    const max = this.step ? this.step.live + this.step.free : 0;
+    return { campaignLive: this.campaignLive, campaignMax: max, daemonLive: this.daemonLive, daemonMax: this.accountMaxCalls };
   }
 
   /** Slots left in the current campaign's turn. */
   get free(): number {
-    return this.campaignFree;
+    return slotVerdict(this.counts()).free;
   }
 
   /**
-   * The verdict on one due lead, in the order the rules apply: the suppression list,
-   * then the person's hours, rules and caps (section 11, `held`), then rule 3 within the
-   * pass. A 'dial' takes the slot and the number.
+   * The verdict on one due lead of the current campaign (planLead; the pass checked the
+   * gate before it began). A 'dial' takes the slot and the number.
    */
-  judge(phone: string, facts: { suppressed: boolean; held: boolean }): LeadVerdict {
-    if (facts.suppressed) return 'suppressed';
-    if (facts.held) return 'held';
-    if (this.phones.has(phone)) return 'phone-busy';
-    this.phones.add(phone);
-    this.campaignFree--;
-    this.accountLive++;
-    return 'dial';
+  judge(lead: LeadFacts, now: number): LeadPlan {
+    if (!this.step) throw new Error('SlotPlan.judge before begin');
+    const plan = planLead(lead, { ...this.counts(), now, campaign: this.step.campaign, gate: 'open', phoneBusy: this.phones.has(lead.phone) });
+    if (plan.kind === 'dial') {
+      this.phones.add(lead.phone);
+      this.campaignLive++;
+      this.daemonLive++;
+    }
+    return plan;
   }
 }
 

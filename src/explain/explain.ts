@@ -1,17 +1,22 @@
 import type { Kysely } from 'kysely';
 import { SETTLE_HELD_PREFIX } from '../engine/call-time.js';
+import { capHold, capText } from '../engine/caps.js';
+import { readLeadFacts } from '../engine/person-hold.js';
+import { planLead, type GateVerdict, type LeadPlan } from '../engine/planner.js';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
 import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
-import { LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
-import { type AttemptRow, type CampaignRow, type Database, type LeadRow } from '../store/types.js';
-import { formatIn, formatLocal } from '../time/duration-format.js';
-import { isOpen, nextOpening } from '../time/window.js';
-import { capHold, capText } from '../engine/caps.js';
 import type { PersonWindow } from '../rules/person-window.js';
+import { attemptsOfLead, listLiveAttempts } from '../store/attempts.js';
+import { listCampaigns } from '../store/campaigns.js';
+import { leadsAheadInQueue, leadsWithNumber, newestDaemonRow, secondaryNumbers } from '../store/explain-reads.js';
+import type { AttemptRow, CampaignRow, DaemonRow, Database, LeadRow } from '../store/types.js';
+import { formatIn, formatLocal } from '../time/duration-format.js';
 
 // `campaignd explain`: for each lead with a number, the exact reason it is or is not
-// being called now. It reads the same rows the engine decides on and applies the same
-// rules in the same order, so its answer is the engine's answer.
+// being called now. It reads the facts the engine decides on (the campaign, the
+// suppression list, the person's hours and caps, the live attempts, the daemon's row with
+// its daemon-wide limit) and asks the engine's own planner (planLead), so its answer is
+// the engine's answer; only the words are its own.
 
 export interface ExplainedAttempt {
   id: number;
@@ -30,7 +35,7 @@ export interface ExplainedLead {
   campaign: string;
   lead_id: number;
   state: string;
-  /** Machine-readable reason, e.g. `window-closed`, `retry-not-due`, `at-limit`. */
+  /** Machine-readable reason, e.g. `window-closed`, `retry-not-due`, `at-limit`, `daemon-at-limit`. */
   reason: string;
   /** One sentence for a person. */
   message: string;
@@ -54,30 +59,44 @@ export interface Explanation {
 
 const iso = (ms: number, zone: string): string => formatLocal(ms, zone);
 
+/** Whether the daemon of this row runs now (a fresh heartbeat, not stopped, its process alive). */
+function daemonRuns(daemon: DaemonRow | undefined, now: number, isPidAlive: (pid: number) => boolean): boolean {
+  return !!daemon && daemon.stopped_at === null && now - daemon.heartbeat_at <= HEARTBEAT_STALE_MS && isPidAlive(daemon.pid);
+}
+
+/** What stops all dialing as a reader of the store sees it: no daemon, or the service refusing its token. */
+function gateOf(daemon: DaemonRow | undefined, running: boolean): GateVerdict {
+  if (!running) return 'daemon-down';
+  return daemon?.api_status === 'token-rejected' ? 'token-rejected' : 'open';
+}
+
 /** Explains every lead whose primary or secondary number is `phone`. */
 export async function explainNumber(db: Kysely<Database>, phone: string, now: number, isPidAlive: (pid: number) => boolean): Promise<Explanation> {
-  const direct = await db.selectFrom('leads').select('id').where('phone_number', '=', phone).execute();
-  const viaContacts = await db.selectFrom('lead_contacts').select('lead_id as id').where('phone_number', '=', phone).execute();
-  const ids = [...new Set([...direct, ...viaContacts].map((r) => r.id))];
-  const daemon = await db.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').limit(1).executeTakeFirst();
-  const daemonRunning = !!daemon && daemon.stopped_at === null && now - daemon.heartbeat_at <= HEARTBEAT_STALE_MS && isPidAlive(daemon.pid);
-  const tokenRejected = daemonRunning && daemon?.api_status === 'token-rejected';
+  const rows = await leadsWithNumber(db, phone);
+  const daemon = await newestDaemonRow(db);
+  const daemonRunning = daemonRuns(daemon, now, isPidAlive);
   const leads: ExplainedLead[] = [];
-  if (ids.length === 0) return { phone_number: phone, daemon_running: daemonRunning, leads };
-  const rows = await db.selectFrom('leads').selectAll().where('id', 'in', ids).orderBy('id').execute();
-  const campaignRows = new Map((await db.selectFrom('campaigns').selectAll().execute()).map((c) => [c.id, c]));
-  const live = await db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL).execute();
+  if (rows.length === 0) return { phone_number: phone, daemon_running: daemonRunning, leads };
+  const campaignRows = new Map((await listCampaigns(db)).map((c) => [c.id, c]));
+  const live = await listLiveAttempts(db);
+  const world: World = {
+    live,
+    now,
+    gate: gateOf(daemon, daemonRunning),
+    // `?? null`: a database not yet migrated to 0011 has no such column.
+    daemonMax: daemon?.max_calls_in_parallel ?? null,
+  };
   for (const lead of rows) {
     const row = campaignRows.get(lead.campaign_id);
     if (!row) continue;
     const campaign = runtimeCampaign(row);
     // The primary, then the secondary numbers in order: index = contact_position.
-    const secondary = await db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', lead.id).where('position', '>=', 1).orderBy('position').execute();
-    const contacts = [lead.phone_number, ...secondary.map((c) => c.phone_number)];
-    const attempts = await db.selectFrom('attempts').selectAll().where('lead_id', '=', lead.id).orderBy('id').execute();
-    const phone = contacts[lead.contact_position] ?? lead.phone_number;
-    const person = campaign.person(phone, lead.timezone);
-    const why = await reason(db, { lead, row, campaign, contacts, live, now, daemonRunning, tokenRejected, person });
+    const contacts = [lead.phone_number, ...(await secondaryNumbers(db, lead.id))];
+    const attempts = await attemptsOfLead(db, lead.id);
+    const number = contacts[lead.contact_position] ?? lead.phone_number;
+    const person = campaign.person(number, lead.timezone);
+    const plan = await planOf(db, world, lead, campaign, number);
+    const why = await reason(db, { lead, row, campaign, phone: number, live, now, person, plan });
     leads.push({
       campaign: row.name,
       lead_id: lead.id,
@@ -94,6 +113,29 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
     });
   }
   return { phone_number: phone, daemon_running: daemonRunning, leads };
+}
+
+/** What bears on every lead alike: the live attempts, the gate and the daemon-wide limit. */
+interface World {
+  live: readonly AttemptRow[];
+  now: number;
+  gate: GateVerdict;
+  daemonMax: number | null;
+}
+
+/** The planner's verdict on a lead, from the facts in the store (the dial loop's question, asked from outside it). */
+async function planOf(db: Kysely<Database>, w: World, lead: LeadRow, campaign: RuntimeCampaign, phone: string): Promise<LeadPlan> {
+  const facts = await readLeadFacts(db, campaign, lead, phone, w.now);
+  return planLead(facts, {
+    now: w.now,
+    campaign,
+    gate: w.gate,
+    phoneBusy: w.live.some((a) => a.phone_number === phone),
+    campaignLive: w.live.filter((a) => a.campaign_id === campaign.id).length,
+    campaignMax: campaign.config.maxCallsInParallel,
+    daemonLive: w.live.length,
+    daemonMax: w.daemonMax,
+  });
 }
 
 function explainAttempt(a: AttemptRow, zone: string): ExplainedAttempt {
@@ -115,12 +157,12 @@ interface ReasonInput {
   lead: LeadRow;
   row: CampaignRow;
   campaign: RuntimeCampaign;
-  contacts: string[];
-  live: AttemptRow[];
+  /** The number being worked. */
+  phone: string;
+  live: readonly AttemptRow[];
   now: number;
-  daemonRunning: boolean;
-  tokenRejected: boolean;
   person: PersonWindow;
+  plan: LeadPlan;
 }
 
 interface Reason {
@@ -129,10 +171,79 @@ interface Reason {
   at: number | null;
 }
 
+/** The planner's verdict in words, with when the lead can next be called. */
 async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
-  const { lead, campaign, now } = x;
+  const { lead, campaign, now, plan, phone, person } = x;
   const zone = campaign.timezone;
   const when = (at: number): string => `${iso(at, zone)} (${formatIn(at - now)})`;
+  const due = Math.max(lead.next_due_at ?? now, now);
+  const opening = person.nextOpening(due);
+  const zoneNote = zoneText(person, zone);
+  switch (plan.kind) {
+    case 'final':
+      return finalReason(lead);
+    case 'calling':
+      return callingReason(x, when);
+    case 'campaign-problem':
+      return { code: 'campaign-problem', message: `campaign "${x.row.name}" cannot dial: ${plan.problem}`, at: null };
+    case 'campaign-not-running':
+      return { code: `campaign-${plan.state}`, message: `campaign "${x.row.name}" is ${plan.state}; "campaignd campaign resume ${x.row.name}" continues it`, at: null };
+    case 'suppressed':
+      return { code: 'suppressed', message: `${phone} is on the suppression list: it will be marked suppressed, never dialled`, at: null };
+    case 'not-due': {
+      const prefix = lead.state === 'retry-scheduled' ? `retry of contact ${lead.contact_position} (${phone}) is due` : 'due';
+      // A cap that still holds the number when the retry falls due is named with its end.
+      const later = await capHold(db, person.caps, phone, plan.at);
+      if (later && later.until > plan.at) {
+        const next = person.nextOpening(later.until) ?? later.until;
+        return {
+          code: 'attempt-cap',
+          message: `${prefix} at ${when(plan.at)}, but ${capText(later)}; the number may be called again at ${when(later.until)}${zoneNote}`,
+          at: next,
+        };
+      }
+      const extra = opening !== null && opening > plan.at ? `; the window then opens at ${when(opening)}` : '';
+      return { code: 'retry-not-due', message: `${prefix} at ${when(plan.at)}${lead.state_reason ? ` (${lead.state_reason})` : ''}${extra}${zoneNote}`, at: opening ?? plan.at };
+    }
+    case 'window-closed': {
+      const next = opening ?? plan.opening;
+      return { code: 'window-closed', message: plan.opening === null ? 'the calling window never opens (check allowed_days and blackout_dates)' : `the calling window is closed until ${when(next!)}`, at: next };
+    }
+    case 'person-hours': {
+      const code = plan.label.startsWith('lead_local_hours') ? 'lead-local-hours' : 'calling-rule';
+      return { code, message: `outside the person's hours: ${plan.label}, until ${plan.opening === null ? 'never' : when(plan.opening)}${zoneNote}`, at: plan.opening };
+    }
+    case 'attempt-cap': {
+      const next = person.nextOpening(plan.hold.until) ?? plan.hold.until;
+      return { code: 'attempt-cap', message: `${capText(plan.hold)}; the number may be called again at ${when(plan.hold.until)}`, at: next };
+    }
+    case 'gate':
+      return plan.gate === 'daemon-down'
+        ? { code: 'daemon-down', message: 'due now, but no daemon is running ("campaignd run")', at: now }
+        : plan.gate === 'token-rejected'
+          ? { code: 'token-rejected', message: 'due now, but the service rejects the API token: dialing is stopped until it works', at: now }
+          : { code: plan.gate, message: `due now, but dialing is stopped (${plan.gate})`, at: now };
+    case 'number-busy': {
+      const other = x.live.find((a) => a.phone_number === phone);
+      return { code: 'number-busy', message: `another call to ${phone} is live${other ? ` (attempt ${other.id})` : ''}; this lead waits for it to end`, at: null };
+    }
+    case 'campaign-at-limit':
+      return { code: 'at-limit', message: `campaign at its live-call limit (${plan.live}/${plan.max}); called when a slot frees`, at: null };
+    case 'daemon-at-limit':
+      return {
+        code: 'daemon-at-limit',
+        message: `the daemon-wide limit of live calls over all campaigns is reached (max_calls_in_parallel ${plan.live}/${plan.max}); called when a slot frees in any campaign`,
+        at: null,
+      };
+    case 'dial': {
+      const n = await leadsAheadInQueue(db, x.row.id, lead.next_due_at ?? now, lead.id);
+      return { code: 'due', message: n === 0 ? 'due now: next in line for a free slot' : `due now: ${n} lead(s) ahead of it in the queue`, at: now };
+    }
+  }
+}
+
+/** A lead in a final state: why it is not called again. */
+function finalReason(lead: LeadRow): Reason {
   switch (lead.state) {
     case 'completed':
       return { code: 'completed', message: 'completed: a call reached the person; it will not be called again', at: null };
@@ -140,85 +251,32 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
       return { code: 'reached-max-retries', message: `not called again: ${lead.state_reason ?? 'every attempt is used up'}`, at: null };
     case 'invalid':
       return { code: 'invalid', message: `invalid: ${lead.state_reason ?? 'the number cannot be called'}`, at: null };
-    case 'suppressed':
+    default:
       // An opt-out says so in the reason ("opted out of calls"); the list row says where from.
       return { code: 'suppressed', message: `on the do-not-call (suppression) list${lead.state_reason && lead.state_reason !== 'on the suppression list' ? ` (${lead.state_reason})` : ''}: never dialled`, at: null };
-    case 'calling': {
-      const mine = x.live.find((a) => a.lead_id === lead.id);
-      if (!mine) return { code: 'calling', message: 'a call is being recorded right now', at: null };
-      if (mine.state === 'unknown' && mine.detail?.startsWith(SETTLE_HELD_PREFIX)) {
-        return {
-          code: 'unknown-attempt',
-          message: `the answer to make_call was lost, and it is not dialled again: ${mine.detail.slice(SETTLE_HELD_PREFIX.length).trim()} (set api.server_timezone to the service's zone)`,
-          at: null,
-        };
-      }
-      if (mine.state === 'unknown') {
-        const settle = mine.settle_deadline;
-        return {
-          code: 'unknown-attempt',
-          message: `the answer to make_call was lost (${mine.detail ?? 'unknown'}): the call may exist; waiting for the call list${settle ? `, settled as never placed at ${when(settle)} if it does not appear` : ''}`,
-          at: null,
-        };
-      }
-      return { code: 'live-call', message: `call in progress to ${mine.phone_number} since ${when(mine.created_at)}`, at: null };
-    }
   }
-  const phone = x.contacts[lead.contact_position] ?? lead.phone_number;
-  if (x.row.problem) return { code: 'campaign-problem', message: `campaign "${x.row.name}" cannot dial: ${x.row.problem}`, at: null };
-  if (x.row.state !== 'running') return { code: `campaign-${x.row.state}`, message: `campaign "${x.row.name}" is ${x.row.state}; "campaignd campaign resume ${x.row.name}" continues it`, at: null };
-  const onList = await db.selectFrom('suppressions').select('phone_number').where('phone_number', '=', phone).executeTakeFirst();
-  if (onList) return { code: 'suppressed', message: `${phone} is on the suppression list: it will be marked suppressed, never dialled`, at: null };
-  const person = x.person;
-  const due = Math.max(lead.next_due_at ?? now, now);
-  const opening = person.nextOpening(due);
-  const zoneNote = zoneText(person, zone);
-  if (lead.next_due_at !== null && lead.next_due_at > now) {
-    const prefix = lead.state === 'retry-scheduled' ? `retry of contact ${lead.contact_position} (${phone}) is due` : 'due';
-    // A cap that still holds the number when the retry falls due is named with its end.
-    const later = await capHold(db, person.caps, phone, lead.next_due_at);
-    if (later && later.until > lead.next_due_at) {
-      const next = person.nextOpening(later.until) ?? later.until;
-      return {
-        code: 'attempt-cap',
-        message: `${prefix} at ${when(lead.next_due_at)}, but ${capText(later)}; the number may be called again at ${when(later.until)}${zoneNote}`,
-        at: next,
-      };
-    }
-    const extra = opening !== null && opening > lead.next_due_at ? `; the window then opens at ${when(opening)}` : '';
-    return { code: 'retry-not-due', message: `${prefix} at ${when(lead.next_due_at)}${lead.state_reason ? ` (${lead.state_reason})` : ''}${extra}${zoneNote}`, at: opening ?? lead.next_due_at };
+}
+
+/** A lead being called: its live attempt, or the unknown one waiting for the call list. */
+function callingReason(x: ReasonInput, when: (at: number) => string): Reason {
+  const mine = x.live.find((a) => a.lead_id === x.lead.id);
+  if (!mine) return { code: 'calling', message: 'a call is being recorded right now', at: null };
+  if (mine.state === 'unknown' && mine.detail?.startsWith(SETTLE_HELD_PREFIX)) {
+    return {
+      code: 'unknown-attempt',
+      message: `the answer to make_call was lost, and it is not dialled again: ${mine.detail.slice(SETTLE_HELD_PREFIX.length).trim()} (set api.server_timezone to the service's zone)`,
+      at: null,
+    };
   }
-  if (!isOpen(campaign.window, now)) {
-    const next = nextOpening(campaign.window, now);
-    return { code: 'window-closed', message: next === null ? 'the calling window never opens (check allowed_days and blackout_dates)' : `the calling window is closed until ${when(opening ?? next)}`, at: opening ?? next };
+  if (mine.state === 'unknown') {
+    const settle = mine.settle_deadline;
+    return {
+      code: 'unknown-attempt',
+      message: `the answer to make_call was lost (${mine.detail ?? 'unknown'}): the call may exist; waiting for the call list${settle ? `, settled as never placed at ${when(settle)} if it does not appear` : ''}`,
+      at: null,
+    };
   }
-  const closed = person.closedBy(now);
-  if (closed) {
-    const code = closed.label.startsWith('lead_local_hours') ? 'lead-local-hours' : 'calling-rule';
-    return { code, message: `outside the person's hours: ${closed.label}, until ${opening === null ? 'never' : when(opening)}${zoneNote}`, at: opening };
-  }
-  const hold = await capHold(db, person.caps, phone, now);
-  if (hold) {
-    const next = person.nextOpening(hold.until) ?? hold.until;
-    return { code: 'attempt-cap', message: `${capText(hold)}; the number may be called again at ${when(hold.until)}`, at: next };
-  }
-  if (!x.daemonRunning) return { code: 'daemon-down', message: 'due now, but no daemon is running ("campaignd run")', at: now };
-  if (x.tokenRejected) return { code: 'token-rejected', message: 'due now, but the service rejects the API token: dialing is stopped until it works', at: now };
-  const other = x.live.find((a) => a.phone_number === phone);
-  if (other) return { code: 'number-busy', message: `another call to ${phone} is live (attempt ${other.id}); this lead waits for it to end`, at: null };
-  const liveHere = x.live.filter((a) => a.campaign_id === x.row.id).length;
-  if (liveHere >= campaign.config.maxCallsInParallel) {
-    return { code: 'at-limit', message: `campaign at its live-call limit (${liveHere}/${campaign.config.maxCallsInParallel}); called when a slot frees`, at: null };
-  }
-  const ahead = await db
-    .selectFrom('leads')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('campaign_id', '=', x.row.id)
-    .where('state', 'in', ['pending', 'retry-scheduled'])
-    .where((eb) => eb.or([eb('next_due_at', '<', lead.next_due_at ?? now), eb.and([eb('next_due_at', '=', lead.next_due_at ?? now), eb('id', '<', lead.id)])]))
-    .executeTakeFirst();
-  const n = Number(ahead?.n ?? 0);
-  return { code: 'due', message: n === 0 ? 'due now: next in line for a free slot' : `due now: ${n} lead(s) ahead of it in the queue`, at: now };
+  return { code: 'live-call', message: `call in progress to ${mine.phone_number} since ${when(mine.created_at)}`, at: null };
 }
 
 /** Says which zone(s) the person's hours were read in, when that is not the lead's own column. */

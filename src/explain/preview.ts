@@ -7,9 +7,14 @@ import { DateTime } from 'luxon';
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { capHold } from '../engine/caps.js';
+import { readLeadFacts } from '../engine/person-hold.js';
+import { planLead, type LeadPlan } from '../engine/planner.js';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
+import { listLiveAttempts } from '../store/attempts.js';
+import { getCampaignByName } from '../store/campaigns.js';
+import { previewLeadsPage, type PreviewLead } from '../store/explain-reads.js';
+import { suppressedNumbers } from '../store/suppressions.js';
 import type { CampaignRow, Database } from '../store/types.js';
-import { isOpen } from '../time/window.js';
 
 export type PreviewBucket = 'now' | 'later_today' | 'not_today' | 'never';
 
@@ -25,14 +30,25 @@ export interface CampaignPreview {
   note?: string;
 }
 
+export interface PreviewOptions {
+  /** The daemon-wide max_calls_in_parallel of the daemon config being validated (undefined: not set). */
+  daemonMaxCalls?: number | undefined;
+}
+
 const PAGE = 5_000;
 
-/** Previews every campaign of `configs` against the leads stored for it. */
-export async function previewCampaigns(db: Kysely<Database>, configs: readonly CampaignConfig[], now: number): Promise<CampaignPreview[]> {
-  const suppressed = new Set((await db.selectFrom('suppressions').select('phone_number').execute()).map((r) => r.phone_number));
+/**
+ * Previews every campaign of `configs` against the leads stored for it. Each lead is
+ * judged by the engine's planner (planLead) as a running daemon with these files would
+ * judge it now, with the live calls in the store; then the preview says when it can be.
+ */
+export async function previewCampaigns(db: Kysely<Database>, configs: readonly CampaignConfig[], now: number, opts: PreviewOptions = {}): Promise<CampaignPreview[]> {
+  const suppressed = await suppressedNumbers(db);
+  const live = await listLiveAttempts(db);
+  const livePhones = new Set(live.map((a) => a.phone_number));
   const out: CampaignPreview[] = [];
   for (const cfg of configs) {
-    const row = await db.selectFrom('campaigns').selectAll().where('name', '=', cfg.name).executeTakeFirst();
+    const row = await getCampaignByName(db, cfg.name);
     const zone = row?.timezone ?? cfg.timezone ?? 'UTC';
     const todayEnds = DateTime.fromMillis(now, { zone }).plus({ days: 1 }).startOf('day');
     const preview: CampaignPreview = {
@@ -53,22 +69,25 @@ export async function previewCampaigns(db: Kysely<Database>, configs: readonly C
       preview.counts[bucket]++;
       preview.reasons[bucket][reason] = (preview.reasons[bucket][reason] ?? 0) + 1;
     };
+    const ctx: JudgeContext = {
+      db,
+      c,
+      suppressed,
+      now,
+      todayEnds: todayEnds.toMillis(),
+      livePhones,
+      campaignLive: live.filter((a) => a.campaign_id === row.id).length,
+      daemonLive: live.length,
+      daemonMax: opts.daemonMaxCalls ?? null,
+    };
     let after = 0;
     for (;;) {
-      const leads = await db
-        .selectFrom('leads')
-        .leftJoin('lead_contacts', (j) => j.onRef('lead_contacts.lead_id', '=', 'leads.id').onRef('lead_contacts.position', '=', 'leads.contact_position'))
-        .select(['leads.id', 'leads.state', 'leads.phone_number', 'lead_contacts.phone_number as contact_phone', 'leads.timezone', 'leads.next_due_at'])
-        .where('leads.campaign_id', '=', row.id)
-        .where('leads.id', '>', after)
-        .orderBy('leads.id')
-        .limit(PAGE)
-        .execute();
+      const leads = await previewLeadsPage(db, row.id, after, PAGE);
       if (leads.length === 0) break;
       after = leads.at(-1)!.id;
       for (const lead of leads) {
         preview.leads++;
-        const [bucket, reason] = await judge(db, c, row, lead, suppressed, now, todayEnds.toMillis());
+        const [bucket, reason] = await judge(ctx, lead);
         add(bucket, reason);
       }
     }
@@ -76,42 +95,88 @@ export async function previewCampaigns(db: Kysely<Database>, configs: readonly C
   return out;
 }
 
-async function judge(
-  db: Kysely<Database>,
-  c: RuntimeCampaign,
-  row: CampaignRow,
-  lead: { state: string; phone_number: string; contact_phone: string | null; timezone: string | null; next_due_at: number | null },
-  suppressed: Set<string>,
-  now: number,
-  todayEnds: number,
-): Promise<[PreviewBucket, string]> {
-  if (lead.state !== 'pending' && lead.state !== 'retry-scheduled' && lead.state !== 'calling') return ['never', lead.state];
-  if (lead.state === 'calling') return ['now', 'live-call'];
+interface JudgeContext {
+  db: Kysely<Database>;
+  c: RuntimeCampaign;
+  suppressed: ReadonlySet<string>;
+  now: number;
+  todayEnds: number;
+  /** Numbers with a live call, the campaign's live calls and all of them: read once. */
+  livePhones: ReadonlySet<string>;
+  campaignLive: number;
+  daemonLive: number;
+  daemonMax: number | null;
+}
+
+/** The planner's verdict on a lead, then when it can be called: now, later today, not today, never. */
+async function judge(x: JudgeContext, lead: PreviewLead): Promise<[PreviewBucket, string]> {
+  const { c, now } = x;
   const phone = lead.contact_phone ?? lead.phone_number;
-  if (suppressed.has(phone)) return ['never', 'suppressed'];
-  if (row.problem) return ['never', 'campaign-problem'];
-  if (row.state !== 'running') return ['not_today', `campaign-${row.state}`];
+  const facts = await readLeadFacts(x.db, c, lead, phone, now, (p) => x.suppressed.has(p));
+  const plan = planLead(facts, {
+    now,
+    campaign: c,
+    // As a daemon running with these files would: the gate is its own to know.
+    gate: 'open',
+    phoneBusy: x.livePhones.has(phone),
+    campaignLive: x.campaignLive,
+    campaignMax: c.config.maxCallsInParallel,
+    daemonLive: x.daemonLive,
+    daemonMax: x.daemonMax,
+  });
+  switch (plan.kind) {
+    case 'final':
+      return ['never', plan.state];
+    case 'calling':
+      return ['now', 'live-call'];
+    case 'campaign-problem':
+      return ['never', 'campaign-problem'];
+    case 'campaign-not-running':
+      return ['not_today', `campaign-${plan.state}`];
+    case 'suppressed':
+      return ['never', 'suppressed'];
+  }
   const person = c.person(phone, lead.timezone);
   const due = Math.max(Number(lead.next_due_at ?? now), now);
   let at = person.nextOpening(due);
   if (at === null) return ['never', 'window-never-opens'];
-  // Why not at once: the first thing that holds it, in explain's order.
-  let reason = 'due';
-  if (due > now) reason = 'retry-not-due';
-  else if (!isOpen(c.window, now)) reason = 'window-closed';
-  else {
-    const closed = person.closedBy(now);
-    if (closed) reason = closed.label.startsWith('lead_local_hours') ? `lead-local-hours (${closed.label.slice('lead_local_hours in '.length)})` : `calling-rule (${closed.label.replace(/^calling rule /, '')})`;
-  }
-  if (at < todayEnds && person.caps.length > 0) {
-    const hold = await capHold(db, person.caps, phone, at);
+  let reason = reasonOf(plan);
+  if (plan.kind === 'attempt-cap') at = person.nextOpening(plan.hold.until) ?? plan.hold.until;
+  else if (at > now && at < x.todayEnds) {
+    // Held until later today: a cap that still holds the number then moves it on.
+    const hold = await capHold(x.db, person.caps, phone, at);
     if (hold) {
       at = person.nextOpening(hold.until) ?? hold.until;
-      reason = `attempt-cap (${hold.cap.count} per ${hold.cap.windowHours} h, ${hold.cap.origin})`;
+      reason = capReason(hold.cap);
     }
   }
   if (at <= now) return ['now', reason];
-  return [at < todayEnds ? 'later_today' : 'not_today', reason];
+  return [at < x.todayEnds ? 'later_today' : 'not_today', reason];
+}
+
+/** Explain's code for a verdict that leaves the lead callable some day, with the zone or rule that decides. */
+function reasonOf(plan: LeadPlan): string {
+  switch (plan.kind) {
+    case 'not-due':
+      return 'retry-not-due';
+    case 'window-closed':
+      return 'window-closed';
+    case 'person-hours':
+      return plan.label.startsWith('lead_local_hours') ? `lead-local-hours (${plan.label.slice('lead_local_hours in '.length)})` : `calling-rule (${plan.label.replace(/^calling rule /, '')})`;
+    case 'attempt-cap':
+      return capReason(plan.hold.cap);
+    case 'campaign-at-limit':
+      return 'at-limit';
+    case 'daemon-at-limit':
+    case 'number-busy':
+      return plan.kind;
+    default:
+      return 'due';
+  }
+}
+
+function capReason(cap: { count: number; windowHours: number; origin: string }): string {
+  return `attempt-cap (${cap.count} per ${cap.windowHours} h, ${cap.origin})`;
 }
 
 /** The preview as lines for a person. */

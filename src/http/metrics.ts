@@ -17,6 +17,13 @@ export interface Metrics {
   readonly callOutcomes: Counter<'campaign' | 'class'>;
   /** Attempts holding a live-call slot right now, by campaign. */
   readonly liveCalls: Gauge<'campaign'>;
+  /** Attempts holding a live-call slot right now, over all campaigns (what the daemon-wide limit counts). */
+  readonly daemonLiveCalls: Gauge;
+  /**
+   * Shows the daemon-wide max_calls_in_parallel as `campaignd_daemon_max_calls_in_parallel`;
+   * undefined (not set) leaves the gauge out, since 0 would read as a limit of no calls.
+   */
+  setDaemonMaxCalls(max: number | undefined): void;
   /** Completed leads whose webhook success the call list has not confirmed yet (`confirming` in status), by campaign. */
   readonly leadsConfirming: Gauge<'campaign'>;
   /** Requests to the service, by endpoint and HTTP status (or "error" for network failures). */
@@ -44,8 +51,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'campaignd_' });
   const registers = [registry];
+  // Registered only while a limit is set (setDaemonMaxCalls).
+  const DAEMON_MAX_CALLS = 'campaignd_daemon_max_calls_in_parallel';
+  const daemonMaxCalls = new Gauge({
+    name: DAEMON_MAX_CALLS,
+    help: "The daemon's max_calls_in_parallel: live calls allowed over all campaigns (absent when not set).",
+    registers: [],
+  });
   return {
     registry,
+    setDaemonMaxCalls(max) {
+      registry.removeSingleMetric(DAEMON_MAX_CALLS);
+      if (max === undefined) return;
+      registry.registerMetric(daemonMaxCalls);
+      daemonMaxCalls.set(max);
+    },
+    daemonLiveCalls: new Gauge({
+      name: 'campaignd_daemon_live_calls',
+      help: 'Attempts holding a live-call slot over all campaigns (counted against the daemon-wide max_calls_in_parallel).',
+      registers,
+    }),
     callsPlaced: new Counter({
       name: 'campaignd_calls_placed_total',
       help: 'Calls placed (make_call answered 2xx), by campaign.',

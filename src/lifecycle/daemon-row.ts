@@ -22,7 +22,7 @@ export class DatabaseInUseError extends Error {
  */
 export async function acquireDaemonSlot(
   db: Kysely<Database>,
-  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; isPidAlive?: (pid: number) => boolean; shared?: boolean },
+  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined; isPidAlive?: (pid: number) => boolean; shared?: boolean },
 ): Promise<void> {
   if (me.shared) return insertDaemonRow(db, me);
   const alive = me.isPidAlive ?? pidAlive;
@@ -42,7 +42,7 @@ export async function acquireDaemonSlot(
   await insertDaemonRow(db, me);
 }
 
-async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: string; pid: number; hostname: string; version: string; now: number }): Promise<void> {
+async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined }): Promise<void> {
   await db
     .insertInto('daemons')
     .values({
@@ -56,6 +56,8 @@ async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: string; p
       api_status: 'unknown',
       api_detail: null,
       problems_json: null,
+      // Readers of the store (status, explain, the dashboard) see the daemon-wide cap here.
+      max_calls_in_parallel: me.maxCallsInParallel ?? null,
     })
     .execute();
   // Keep the table small: the last 20 runs are plenty for an operator (and a stopped one is never among the live).

@@ -58,7 +58,9 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       daemon.problems = daemon.problems.filter((p) => !others.some((file) => problemIsAbout(p, file)));
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
-    const live = await countLive(trx, only);
+    // Every campaign's live calls, even for one CAMPAIGN: the daemon-wide limit counts them all.
+    const live = await countLive(trx, undefined);
+    daemon.live_calls = [...live.values()].reduce((a, b) => a + b, 0);
     const counts = await campaignCounts(trx, only);
     // Every provisional success, however old: one the engine no longer looks for is no more final.
     const confirming = await unconfirmedCountsByCampaign(trx, 0);
@@ -94,7 +96,7 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
   // The daemon that matters: the active one, else the freshest heartbeat (older rows are past runs).
   const row = active ?? live[0] ?? rows[0];
   if (!row) {
-    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [] };
+    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [], max_calls_in_parallel: null, live_calls: 0 };
   }
   const isRunning = running(row);
   return {
@@ -117,6 +119,9 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
     },
     active_pid: active?.pid ?? null,
     instances,
+    // `?? null`: a database not yet migrated to 0011 has no such column.
+    max_calls_in_parallel: row.max_calls_in_parallel ?? null,
+    live_calls: 0,
   };
 }
 

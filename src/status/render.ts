@@ -55,12 +55,18 @@ function daemonLine(report: StatusReport, now: number, paint: Paint): string {
     const api = d.api === 'ok' ? paint('32', 'API ok') : paint('31', `API ${d.api}${d.api_detail ? `: ${d.api_detail}` : ''}`);
     parts.push(api);
     if (d.heartbeat_at) parts.push(`heartbeat ${ago(now - Date.parse(d.heartbeat_at))}`);
+    parts.push(liveCallsText(d));
   } else if (d.heartbeat_at) {
     parts.push(`${paint('33', 'daemon not running')} (last seen ${ago(now - Date.parse(d.heartbeat_at))}, pid ${d.pid}${d.hostname ? ` on ${d.hostname}` : ''}, v${d.version})`);
   } else {
     parts.push(`${paint('33', 'daemon not running')} (never started on this database; campaignd v${d.version})`);
   }
   return parts.join(' · ');
+}
+
+/** Live calls over all campaigns, against the daemon-wide limit when one is set: "live calls 20 / 20" is full. */
+function liveCallsText(d: StatusReport['daemon']): string {
+  return d.max_calls_in_parallel === null ? `live calls ${d.live_calls}` : `live calls ${d.live_calls} / ${d.max_calls_in_parallel}`;
 }
 
 /** Several instances on one PostgreSQL database (product.md §10): which one dials, which stand by. */

@@ -27,6 +27,13 @@ export interface DaemonStatus {
   active_pid: number | null;
   /** Every running instance on this database: one on SQLite, one active and standbys on PostgreSQL. */
   instances: InstanceStatus[];
+  /**
+   * The daemon-wide limit of live calls over all campaigns, as written in the daemon's row
+   * when it started (the running daemon's, else the last one's); null when not set.
+   */
+  max_calls_in_parallel: number | null;
+  /** Live attempts over all campaigns (whatever CAMPAIGN was asked for): what that limit counts. */
+  live_calls: number;
 }
 
 export interface InstanceStatus {

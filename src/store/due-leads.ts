@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { prepared } from './prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
-import type { Database } from './types.js';
+import type { Database, LeadState } from './types.js';
 
 // The hot queries of the scheduler. Both are served by the partial index leads_due
 // (campaign_id, next_due_at, id) WHERE state IN ('pending', 'retry-scheduled'), so
@@ -11,6 +11,8 @@ import type { Database } from './types.js';
 export interface DueLead {
   id: number;
   campaign_id: number;
+  /** pending or retry-scheduled (the query's states). */
+  state: LeadState;
   phone_number: string;
   /** The secondary number being worked; null at position 0 (the primary: `phone_number`). */
   contact_phone: string | null;
@@ -34,6 +36,7 @@ const dueLeadsQuery = prepared((db, v: { campaignId: number; now: number; limit:
     .select([
       'leads.id',
       'leads.campaign_id',
+      'leads.state',
       'leads.phone_number',
       'lead_contacts.phone_number as contact_phone',
       'leads.contact_position',

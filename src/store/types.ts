@@ -158,6 +158,8 @@ export interface DaemonsTable {
   api_requests_sent: Generated<number>;
   api_rate_limited: Generated<number>;
   budget_wait_ms: Generated<number>;
+  /** The daemon-wide max_calls_in_parallel this run dials under (migration 0011); null when not set. */
+  max_calls_in_parallel: number | null;
 }
 
 /** The active instance's lease (src/store/lease.ts): one row, id 1. */

@@ -137,6 +137,19 @@ describe('health, readiness, metrics', () => {
     expect(samples.every((l) => l.startsWith('campaignd_'))).toBe(true);
   });
 
+  it('shows the daemon-wide max_calls_in_parallel only when it is set, and the live calls over all campaigns', async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    m.daemonLiveCalls.set(7);
+    m.setDaemonMaxCalls(undefined);
+    let text = await m.registry.metrics();
+    expect(text).toMatch(/^campaignd_daemon_live_calls 7$/m);
+    expect(text).not.toContain('campaignd_daemon_max_calls_in_parallel');
+    m.setDaemonMaxCalls(20);
+    m.setDaemonMaxCalls(20);
+    text = await m.registry.metrics();
+    expect(text.match(/^campaignd_daemon_max_calls_in_parallel 20$/gm)).toHaveLength(1);
+  });
+
   it('two metric sets never share a registry', () => {
     const a = createMetrics({ defaultMetrics: false });
     const b = createMetrics({ defaultMetrics: false });

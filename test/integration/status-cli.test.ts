@@ -83,6 +83,30 @@ describe('campaignd status', () => {
     expect(report.campaigns[0]).toMatchObject({ name: 'spring-renewals', live_calls: 1, leads: { total: 3, pending: 3 }, attempts: { total: 1, today: 1 } });
   });
 
+  it('shows the daemon-wide limit and the live calls over all campaigns, even for one CAMPAIGN', async () => {
+    const store = await createStore(tmp.dbPath);
+    await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 1000, maxCalls: 2 });
+    // A second live call, in the other campaign: the limit counts both.
+    const broken = (await store.db.selectFrom('campaigns').select('id').where('name', '=', 'broken').executeTakeFirstOrThrow()).id;
+    const [lead] = await insertLeads(store.db, broken, 'calling', 1);
+    await insertAttempt(store.db, { campaignId: broken, leadId: lead!, state: 'placed', createdAt: NOW - 30_000 });
+    await store.close();
+    const json = io();
+    await runStatus(['spring-renewals', '--json', '--config', tmp.configPath], json, deps());
+    const report = JSON.parse(json.stdout.text) as StatusReport;
+    expect(report.daemon).toMatchObject({ max_calls_in_parallel: 2, live_calls: 2 });
+    expect(report.campaigns.map((c) => [c.name, c.live_calls])).toEqual([['spring-renewals', 1]]);
+    const human = io();
+    await runStatus(['spring-renewals', '--config', tmp.configPath], human, deps());
+    expect(human.stdout.text.split('\n')[0]).toBe('daemon running (pid 4321 on testhost, v0.1.0) · API ok · heartbeat 1 s ago · live calls 2 / 2');
+  });
+
+  it('says the daemon-wide limit is not set (null) when the daemon runs without one', async () => {
+    const out = io();
+    await runStatus(['--json', '--config', tmp.configPath], out, deps());
+    expect((JSON.parse(out.stdout.text) as StatusReport).daemon).toMatchObject({ max_calls_in_parallel: null, live_calls: 1 });
+  });
+
   it('exits 1 when the token is rejected', async () => {
     const store = await createStore(tmp.dbPath);
     await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 1000, api: 'token-rejected', apiDetail: 'HTTP 401' });
@@ -98,7 +122,7 @@ describe('campaignd status', () => {
     const text = out.stdout.text;
     expect(text).not.toContain('\u001b[');
     const lines = text.split('\n');
-    expect(lines[0]).toBe('daemon running (pid 4321 on testhost, v0.1.0) · API ok · heartbeat 1 s ago');
+    expect(lines[0]).toBe('daemon running (pid 4321 on testhost, v0.1.0) · API ok · heartbeat 1 s ago · live calls 1');
     expect(text).toMatch(/CAMPAIGN\s+STATE\s+WINDOW\s+LIVE\s+PENDING/);
     const spring = lines.find((l) => l.startsWith('spring-renewals'));
     expect(spring).toMatch(/running\s+closed, opens Mon 09:00 Europe\/Berlin \(in 1 d\)\s+1\/5\s+3\s+0/);

@@ -122,7 +122,7 @@ export async function insertAttempt(db: Kysely<Database>, a: { campaignId: numbe
 /** Inserts (or replaces) the daemon row. */
 export async function upsertDaemon(
   db: Kysely<Database>,
-  d: { instance: string; pid: number; hostname: string; heartbeatAt: number; stoppedAt?: number | null; api?: 'ok' | 'token-rejected' | 'unreachable' | 'unknown'; apiDetail?: string | null; problems?: unknown[] },
+  d: { instance: string; pid: number; hostname: string; heartbeatAt: number; stoppedAt?: number | null; api?: 'ok' | 'token-rejected' | 'unreachable' | 'unknown'; apiDetail?: string | null; problems?: unknown[]; maxCalls?: number | null },
 ): Promise<void> {
   await db.deleteFrom('daemons').where('instance_id', '=', d.instance).execute();
   await db
@@ -138,6 +138,7 @@ export async function upsertDaemon(
       api_status: d.api ?? 'ok',
       api_detail: d.apiDetail ?? null,
       problems_json: d.problems ? JSON.stringify(d.problems) : null,
+      max_calls_in_parallel: d.maxCalls ?? null,
     })
     .execute();
 }

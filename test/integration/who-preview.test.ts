@@ -74,6 +74,29 @@ describe('validate --preview (section 11)', () => {
     });
   });
 
+  it('names the daemon-wide limit of the files being validated when the live calls fill it', async () => {
+    store = await openTestStore();
+    const db = store.db;
+    await migrateToLatest(db, { clock: new ManualClock(NOW) });
+    const cfg = (name: string): CampaignConfig => ({
+      name, file: `/${name}.yaml`, assistantId: 1, timezone: 'UTC', allowedDays: [1, 2, 3, 4, 5, 6, 7], allowedHoursStart: 0, allowedHoursEnd: 0,
+      maxCallsInParallel: 3, maxRetries: 2, retryIntervalSeconds: 60, markCompleteWhenNoLeads: true, retryOn: ['busy'], blackoutDates: [],
+      initialStatus: 'running', leads: {}, allowDuplicates: false,
+    });
+    const busy = await upsertCampaign(db, cfg('busy'), { timezone: 'UTC' }, NOW);
+    const waiting = await upsertCampaign(db, cfg('waiting'), { timezone: 'UTC' }, NOW);
+    await importLeads(db, { id: busy.id, allowDuplicates: false }, rows(['+12125550100']), { now: NOW - 60_000, sourceFile: '/b.csv' });
+    await importLeads(db, { id: waiting.id, allowDuplicates: false }, rows(['+12125550101', '+12125550102']), { now: NOW - 60_000, sourceFile: '/w.csv' });
+    const lead = await db.selectFrom('leads').select('id').where('campaign_id', '=', busy.id).executeTakeFirstOrThrow();
+    await db.updateTable('leads').set({ state: 'calling' }).where('id', '=', lead.id).execute();
+    await db.insertInto('attempts').values({ campaign_id: busy.id, lead_id: lead.id, contact_position: 0, phone_number: '+12125550100', assistant_id: 1, state: 'placed', counted: 1, created_at: NOW - 1000, sent_at: NOW - 1000 }).execute();
+
+    const [, limited] = await previewCampaigns(db, [cfg('busy'), cfg('waiting')], NOW, { daemonMaxCalls: 1 });
+    expect(limited!.reasons.now).toEqual({ 'daemon-at-limit': 2 });
+    const [, free] = await previewCampaigns(db, [cfg('busy'), cfg('waiting')], NOW);
+    expect(free!.reasons.now).toEqual({ due: 2 });
+  });
+
   it('is printed by campaignd validate --preview, and says so when there is no store yet', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-preview-'));
     fs.mkdirSync(path.join(dir, 'campaigns'));

@@ -15,7 +15,7 @@ function data(): DashboardData {
     attempts_per_hour: { [EVIL]: new Array<number>(24).fill(1) },
     rate_limit: { requests_per_minute: 100, burst: 20, burst_window_seconds: 10 },
     status: {
-      daemon: { running: true, pid: 42, version: '1.0.0', api: 'ok', api_detail: EVIL, hostname: EVIL, started_at: null, heartbeat_at: null, stopped_at: null, problems: [EVIL], api_requests: { sent: 5, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 42, instances: [{ pid: 42, hostname: EVIL, role: 'active', heartbeat_at: '2026-11-24T13:00:00.000Z' }] },
+      daemon: { running: true, pid: 42, version: '1.0.0', api: 'ok', api_detail: EVIL, hostname: EVIL, started_at: null, heartbeat_at: null, stopped_at: null, problems: [EVIL], api_requests: { sent: 5, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 42, instances: [{ pid: 42, hostname: EVIL, role: 'active', heartbeat_at: '2026-11-24T13:00:00.000Z' }], max_calls_in_parallel: 20, live_calls: 20 },
       campaigns: [
         {
           name: EVIL,
@@ -59,6 +59,14 @@ describe('dashboard HTML', () => {
     expect(page).toMatch(/Results backlog<\/dt><dd class="bad"><b>15<\/b> undelivered/);
     expect(page).toContain('disabled since 2026-11-25T11:00:00.000Z');
     expect(page.replace(/https:\/\/(crm|old)\.example\//g, '')).not.toMatch(/https?:\/\//);
+  });
+
+  it('shows the live calls over all campaigns beside the daemon-wide limit, marked when it is reached', () => {
+    const page = renderPage(data(), { csrf: 't', tokenRequired: false });
+    expect(page).toContain('<dt>Live calls</dt><dd class="bad" title="the daemon-wide max_calls_in_parallel is reached"><b class="daemon-live">20</b> / 20 <small>(daemon-wide limit)</small> over 1 campaign</dd>');
+    const unset = data();
+    unset.status.daemon = { ...unset.status.daemon, max_calls_in_parallel: null, live_calls: 3 };
+    expect(renderPage(unset, { csrf: 't', tokenRequired: false })).toContain('<dt>Live calls</dt><dd><b class="daemon-live">3</b> over 1 campaign</dd>');
   });
 
   it('shows explain answers as text', () => {

@@ -10,11 +10,17 @@ import {
   dialingAllowed,
   DUE_FLOOR_MS,
   gateLookAt,
+  gateVerdict,
   nextPassAt,
   planCampaigns,
+  planLead,
   SlotPlan,
+  type LeadContext,
+  type LeadFacts,
   webhooksHealthy,
 } from '../../src/engine/planner.js';
+import type { CapHold } from '../../src/engine/caps.js';
+import type { PersonWindow } from '../../src/rules/person-window.js';
 import type { WindowSpec } from '../../src/time/window.js';
 
 const S = 1_000;
@@ -22,6 +28,14 @@ const H = 3_600_000;
 /** Wednesday 25 November 2026, 10:00 UTC: inside a 09:00–17:00 weekday window. */
 const WED_10 = Date.UTC(2026, 10, 25, 10);
 const WEEKDAYS: WindowSpec = { timezone: 'UTC', days: [1, 2, 3, 4, 5], start: 9 * 3600, end: 17 * 3600, blackoutDates: [] };
+
+/** A person inside their hours, and one outside them until an hour from WED_10. */
+const OPEN_PERSON: LeadFacts['person'] = { closedBy: () => null, nextOpening: (from) => from };
+const CLOSED_PERSON: LeadFacts['person'] = {
+  closedBy: () => ({ label: 'lead_local_hours in UTC' }) as ReturnType<PersonWindow['closedBy']>,
+  nextOpening: () => WED_10 + H,
+};
+const CAP: CapHold = { cap: { count: 1, windowHours: 24, origin: 'daemon max_attempts_per_number' }, count: 1, until: WED_10 + 2 * H };
 
 /** The fields of a runtime campaign the planner reads. */
 function campaign(id: number, over: Partial<Pick<RuntimeCampaign, 'state' | 'problem' | 'window'>> & { max?: number } = {}): RuntimeCampaign {
@@ -37,6 +51,13 @@ function campaign(id: number, over: Partial<Pick<RuntimeCampaign, 'state' | 'pro
 
 describe('dial gate', () => {
   const open = { stopping: false, tokenRejected: false, accountPausedUntil: 0 };
+  it('names what stops dialing, first the stop, then the lease, the token and the account pause', () => {
+    expect(gateVerdict(open, WED_10)).toBe('open');
+    expect(gateVerdict({ ...open, stopping: true, tokenRejected: true }, WED_10)).toBe('stopping');
+    expect(gateVerdict({ ...open, leaseLost: true, tokenRejected: true }, WED_10)).toBe('lease-lost');
+    expect(gateVerdict({ ...open, tokenRejected: true, accountPausedUntil: WED_10 + 1 }, WED_10)).toBe('token-rejected');
+    expect(gateVerdict({ ...open, accountPausedUntil: WED_10 + 1 }, WED_10)).toBe('account-paused');
+  });
   it('allows dialing unless stopping, the token is rejected or the account is paused', () => {
     expect(dialingAllowed(open, WED_10)).toBe(true);
     expect(dialingAllowed({ ...open, stopping: true }, WED_10)).toBe(false);
@@ -79,34 +100,66 @@ describe('planCampaigns', () => {
 
 describe('SlotPlan', () => {
   const fill = (c: RuntimeCampaign, live: number, free: number) => ({ kind: 'fill' as const, campaign: c, live, free });
+  /** A due lead whose person is inside their hours, with no cap holding the number. */
+  const lead = (phone: string, over: Partial<LeadFacts> = {}): LeadFacts => ({ state: 'pending', nextDueAt: WED_10, phone, suppressed: false, person: OPEN_PERSON, cap: null, ...over });
 
   it('takes a slot and the number for each lead dialled, and refuses the same number twice in a pass (rule 3)', () => {
     const slots = new SlotPlan(undefined, new Map());
     expect(slots.begin(fill(campaign(1), 0, 2))).toBe(2);
-    expect(slots.judge('+15550001', { suppressed: false, held: false })).toBe('dial');
+    expect(slots.judge(lead('+15550001'), WED_10).kind).toBe('dial');
     expect(slots.free).toBe(1);
-    expect(slots.judge('+15550001', { suppressed: false, held: false })).toBe('phone-busy');
+    expect(slots.judge(lead('+15550001'), WED_10).kind).toBe('number-busy');
     expect(slots.free).toBe(1);
     // The number stays taken in the next campaign's turn.
     slots.begin(fill(campaign(2), 0, 3));
-    expect(slots.judge('+15550001', { suppressed: false, held: false })).toBe('phone-busy');
+    expect(slots.judge(lead('+15550001'), WED_10).kind).toBe('number-busy');
   });
-  it('applies the rules in order: the suppression list, then the person’s hold, then rule 3', () => {
+  it('applies the rules in order: the suppression list, then the person’s hours, then caps, then rule 3', () => {
     const slots = new SlotPlan(undefined, new Map());
     slots.begin(fill(campaign(1), 0, 3));
-    expect(slots.judge('+15550002', { suppressed: true, held: true })).toBe('suppressed');
-    expect(slots.judge('+15550002', { suppressed: false, held: true })).toBe('held');
-    // Neither took the slot or the number.
+    expect(slots.judge(lead('+15550002', { suppressed: true, person: CLOSED_PERSON, cap: CAP }), WED_10).kind).toBe('suppressed');
+    expect(slots.judge(lead('+15550002', { person: CLOSED_PERSON, cap: CAP }), WED_10)).toEqual({ kind: 'person-hours', label: 'lead_local_hours in UTC', opening: WED_10 + H });
+    expect(slots.judge(lead('+15550002', { cap: CAP }), WED_10)).toEqual({ kind: 'attempt-cap', hold: CAP });
+    // None took the slot or the number.
     expect(slots.free).toBe(3);
-    expect(slots.judge('+15550002', { suppressed: false, held: false })).toBe('dial');
+    expect(slots.judge(lead('+15550002'), WED_10).kind).toBe('dial');
   });
   it('bounds every campaign by the account limit over all of them, counting the calls picked in this pass', () => {
     const slots = new SlotPlan(4, new Map([[1, 1], [2, 1]]));
     expect(slots.begin(fill(campaign(1), 1, 4))).toBe(2);
-    slots.judge('+15550003', { suppressed: false, held: false });
+    slots.judge(lead('+15550003'), WED_10);
     expect(slots.begin(fill(campaign(2), 1, 4))).toBe(1);
-    slots.judge('+15550004', { suppressed: false, held: false });
+    slots.judge(lead('+15550004'), WED_10);
     expect(slots.begin(fill(campaign(3), 0, 4))).toBe(0);
+  });
+});
+
+describe('planLead: the one order of the rules for a lead', () => {
+  const facts = (over: Partial<LeadFacts> = {}): LeadFacts => ({ state: 'pending', nextDueAt: WED_10 - H, phone: '+15550009', suppressed: false, person: OPEN_PERSON, cap: null, ...over });
+  const ctx = (over: Partial<LeadContext> = {}): LeadContext => ({ now: WED_10, campaign: campaign(1), gate: 'open', phoneBusy: false, campaignLive: 0, campaignMax: 5, daemonLive: 0, daemonMax: null, ...over });
+
+  it('dials a due lead with every check passed', () => {
+    expect(planLead(facts(), ctx())).toEqual({ kind: 'dial' });
+  });
+  it('names the campaign limit before the daemon-wide one, and the daemon-wide one when only it is full', () => {
+    expect(planLead(facts(), ctx({ campaignLive: 5, daemonLive: 5, daemonMax: 5 }))).toMatchObject({ kind: 'campaign-at-limit', live: 5, max: 5 });
+    expect(planLead(facts(), ctx({ campaignLive: 1, daemonLive: 20, daemonMax: 20 }))).toMatchObject({ kind: 'daemon-at-limit', live: 20, max: 20 });
+    expect(planLead(facts(), ctx({ campaignLive: 1, daemonLive: 19, daemonMax: 20 }))).toEqual({ kind: 'dial' });
+  });
+  it('puts the lead’s state, the campaign, the list, the due time, the window, the hours, the caps, the gate and the number before the limits', () => {
+    const full = { campaignLive: 5, daemonLive: 20, daemonMax: 20 };
+    expect(planLead(facts({ state: 'completed' }), ctx(full))).toEqual({ kind: 'final', state: 'completed' });
+    expect(planLead(facts({ state: 'calling' }), ctx(full))).toEqual({ kind: 'calling' });
+    expect(planLead(facts({ suppressed: true }), ctx({ ...full, campaign: campaign(1, { problem: 'assistant not found' }) }))).toEqual({ kind: 'campaign-problem', problem: 'assistant not found' });
+    expect(planLead(facts({ suppressed: true }), ctx({ ...full, campaign: campaign(1, { state: 'paused' }) }))).toEqual({ kind: 'campaign-not-running', state: 'paused' });
+    expect(planLead(facts({ suppressed: true, nextDueAt: WED_10 + H }), ctx(full))).toEqual({ kind: 'suppressed' });
+    const evening = Date.UTC(2026, 10, 25, 18);
+    expect(planLead(facts({ nextDueAt: evening + H }), ctx({ ...full, now: evening }))).toEqual({ kind: 'not-due', at: evening + H });
+    expect(planLead(facts({ person: CLOSED_PERSON }), ctx({ ...full, now: evening }))).toEqual({ kind: 'window-closed', opening: Date.UTC(2026, 10, 26, 9) });
+    expect(planLead(facts({ person: CLOSED_PERSON, cap: CAP }), ctx({ ...full, gate: 'daemon-down' })).kind).toBe('person-hours');
+    expect(planLead(facts({ cap: CAP }), ctx({ ...full, gate: 'daemon-down' })).kind).toBe('attempt-cap');
+    expect(planLead(facts(), ctx({ ...full, gate: 'daemon-down', phoneBusy: true }))).toEqual({ kind: 'gate', gate: 'daemon-down' });
+    expect(planLead(facts(), ctx({ ...full, phoneBusy: true }))).toEqual({ kind: 'number-busy' });
   });
 });
 

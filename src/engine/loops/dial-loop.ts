@@ -10,7 +10,7 @@ import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead,
 import type { CampaignView } from '../campaign-view.js';
 import { dial, type DialReport } from '../dialer.js';
 import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '../engine-types.js';
-import { deferHeld, personHold } from '../person-hold.js';
+import { deferHeld, holdOf, readLeadFacts } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
 import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
 import type { EngineClient } from '../ports.js';
@@ -18,6 +18,7 @@ import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
 import type { WakeSignal } from '../wake-signal.js';
 import { isFenced } from '../../store/fencing.js';
+import { isSuppressed } from '../../store/suppressions.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one commit,
 // through claimAttempts, the store's one writer of intents) and hands each claimed attempt
@@ -99,6 +100,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     if (!dialingAllowed(gate(), now)) return gateLookAt(gate(), now, MAX_SLEEP_MS);
     const live = await liveCountsByCampaign(db);
     for (const c of campaigns.values()) deps.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
+    deps.metrics?.daemonLiveCalls?.([...live.values()].reduce((a, b) => a + b, 0));
 
     const plan = planCampaigns(campaigns.values(), live, now);
     const slots = new SlotPlan(deps.accountMaxCalls, live);
@@ -117,17 +119,18 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       for (const lead of candidates) {
         if (slots.free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
-        const suppressed = campaigns.suppressed(phone);
         // Section 11: the person's zones, hours and regional rules, then attempts per number.
-        const hold = suppressed ? null : await personHold(db, c, lead, phone, now);
-        switch (slots.judge(phone, { suppressed, held: hold !== null })) {
+        const facts = await readLeadFacts(db, c, lead, phone, now, (p) => campaigns.suppressed(p) || isSuppressed(db, p));
+        const plan = slots.judge(facts, now);
+        switch (plan.kind) {
           case 'suppressed':
             await suppressLead(db, lead.id, now);
             break;
-          case 'held':
-            held.push({ leadId: lead.id, ...hold! });
+          case 'person-hours':
+          case 'attempt-cap':
+            held.push({ leadId: lead.id, ...holdOf(plan, now)! });
             break;
-          case 'phone-busy':
+          case 'number-busy':
             // Rule 3 within this pass: another lead (here or in another campaign) has this number.
             await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
             break;
@@ -137,6 +140,11 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
               lead,
               input: { campaignId: c.id, leadId: lead.id, contactPosition: lead.contact_position, phoneNumber: phone, assistantId: c.config.assistantId, owner: deps.instanceId, now },
             });
+            break;
+          default:
+            // The campaign, its window, the gate and the slots were checked for this pass,
+            // and the due query returns only due leads: nothing else can hold one here.
+            break;
         }
       }
       // The leads held by section 11, deferred to their openings in one commit.
