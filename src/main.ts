@@ -55,10 +55,6 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       io.stderr.write(`campaignd ${name}: ${err.message}\n`);
       return err.exitCode;
     }
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`campaignd ${name}: ${err.message}. Run "campaignd ${name} --help".\n`);
-      return EXIT.usage;
-    }
     io.stderr.write(`campaignd ${name}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT.problems;
   }

@@ -1,7 +1,6 @@
 // `campaignd validate [--config FILE] [--online] [--json]`: every problem of the daemon file,
 // the campaign files, the lead files and the do-not-call list, in one run. Offline by default.
 // Exit 0: no error (warnings allowed); 1: errors; 2: the config cannot be read at all.
-import { parseArgs } from 'node:util';
 import { checkLeadFile, checkSuppressionFile, type LeadFileSummary } from '../config/check-data-files.js';
 import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
@@ -10,8 +9,9 @@ import { readToken } from '../config/token.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
 import { previewCampaigns, renderPreview, type CampaignPreview } from '../explain/preview.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { openReadStore } from './read-store.js';
+import { openReadStore } from './open-store.js';
 
 const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--preview] [--json]
 
@@ -34,12 +34,12 @@ export type ServiceFactory = (loaded: LoadedConfig, token: string) => Promise<Ou
 
 /** The `validate` command. */
 export async function validateCommand(args: string[], io: CliIo, serviceFactory: ServiceFactory = defaultServiceFactory): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args,
     options: { config: { type: 'string', short: 'c' }, online: { type: 'boolean' }, preview: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
     allowPositionals: false,
-  });
+  }, USAGE);
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
