@@ -20,6 +20,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   forget: { summary: "erase a phone number's personal data from the store (and stop calling it)", load: async () => (await import('./cli/forget.js')).forgetCommand },
 };
 
+/** Every command's name, in the order of the help. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
 export const HELP = `campaignd: outbound call campaigns through the Voice Assistant Calling Service
 
 Usage: campaignd <command> [options]
