@@ -67,10 +67,10 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: 2,
   },
   retry_interval: {
-    spec: { kind: 'integer', min: 0, max: 31_536_000 },
+    spec: { kind: 'duration', min: 0, max: 31_536_000 },
     default: 60,
-    description: 'Seconds from the end of an attempt to the next one.',
-    example: 3600,
+    description: 'Time from the end of an attempt to the next one: seconds (3600) or a duration such as "90m", "1h", "1h30m", "2d".',
+    example: '1h',
   },
   mark_complete_when_no_leads: {
     spec: { kind: 'boolean' },
