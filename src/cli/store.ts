@@ -13,7 +13,7 @@ import { openWriteStore } from './open-store.js';
 export const STORE_HELP = `Usage: campaignd store copy --from DATABASE --to DATABASE [--json]
 
 Copies a whole campaignd store into an empty one: typically an existing SQLite file into
-a new PostgreSQL database (product.md section 10), e.g.
+a new PostgreSQL database (README, "PostgreSQL and failover"), e.g.
 
   systemctl stop campaignd
   PGPASSWORD=… campaignd store copy --from /var/lib/campaignd/campaignd.db --to postgres://campaignd@db:5432/campaignd

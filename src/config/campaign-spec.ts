@@ -156,15 +156,15 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
         values: { spec: { kind: 'list', item: { kind: 'string' }, minItems: 1 }, required: true, description: 'Values meaning "no more calls" (compared as trimmed, case-insensitive text).', example: ['yes', 'true'] },
       },
     },
-    description: "When a call's extracted variable says so, its number joins the suppression list (all campaigns) at once (section 11).",
+    description: "When a call's extracted variable says so, its number joins the suppression list (all campaigns) at once (README, \"Who may be called, when\").",
     example: { variable: 'do_not_call', values: ['yes', 'true'] },
   },
   calling_rules: {
     spec: { kind: 'path' },
-    description: "YAML rules by region (section 11), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
+    description: "YAML rules by region (README, \"Who may be called, when\"), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
     example: '../calling-rules/us.yaml',
   },
-  max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (section 11)."),
+  max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (README, \"Who may be called, when\")."),
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

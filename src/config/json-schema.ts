@@ -15,7 +15,7 @@ export function campaignJsonSchema(): JsonSchema {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'https://campaignd.invalid/campaign.schema.json',
     title: 'campaignd campaign file',
-    description: 'One outbound call campaign (product.md 2.2). Checked fully by `campaignd validate`.',
+    description: 'One outbound call campaign (every field: docs/configuration.md). Checked fully by `campaignd validate`.',
     ...specSchema(CAMPAIGN_SPEC),
   };
 }

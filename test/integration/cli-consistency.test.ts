@@ -61,6 +61,8 @@ describe('help and README agree', () => {
     const help = await campaignd(...commandWords(name), '--help');
     expect(help.code).toBe(0);
     expect(optionsIn(rows.get(name) ?? '')).toEqual(optionsIn(help.out));
+    // It names a README section or a docs/ page, never the design notes a user does not have.
+    expect(help.out).not.toMatch(/product\.md|shared\/design/);
   });
 
   it.each(COMMAND_NAMES)('%s: every option its --help names is one it accepts', async (name) => {
