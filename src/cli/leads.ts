@@ -14,7 +14,7 @@ import { LeadFileError, readLeadFile, type LeadFileLayout, type ReadLeadOptions,
 import { getCampaignByName, upsertCampaign } from '../store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../store/database.js';
 import { describeTarget, isPostgresUrl } from '../store/database-url.js';
-import { isMissingDatabase, openConfiguredStore } from '../store/open-store.js';
+import { isMissingDatabase } from '../store/open-store.js';
 import { recordEvent } from '../store/events.js';
 import { assertSchemaKnown, migrateToLatest, schemaStatus } from '../store/migrate.js';
 import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
@@ -22,7 +22,7 @@ import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
 import { loadCommandConfig } from './command-config.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { openWriteStore, storeOpenError } from './open-store.js';
+import { openStoreReadonly, openWriteStore, storeOpenError } from './open-store.js';
 import { countLines, createProgressBar } from '../leads/progress.js';
 
 export const LEADS_HELP = `Usage: campaignd leads import FILE --campaign NAME [--config FILE] [--dry-run] [--json]
@@ -257,7 +257,7 @@ async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun
   const postgres = isPostgresUrl(file);
   let exists = postgres || (file !== ':memory:' && fs.existsSync(file));
   if (exists) {
-    const handle = await openConfiguredStore(loaded.daemon, io.env, { readonly: true });
+    const handle = await openStoreReadonly(loaded.daemon, io);
     const status = await schemaStatus(handle.db).catch(async (err: unknown) => {
       await handle.close();
       if (postgres && isMissingDatabase(err)) return null;

@@ -88,9 +88,12 @@ export async function checkSchema(handle: DatabaseHandle): Promise<void> {
   }
 }
 
-/** Config → read-only store with a known schema; the caller closes it. */
-export async function openReadStore(configFlag: string | undefined, io: CliIo): Promise<DatabaseHandle> {
-  const handle = await openStoreReadonly(await databaseSetting(configFlag, io), io);
+/**
+ * Read-only store with a known schema; the caller closes it. `setting` is the config's
+ * database fields, or the --config flag to read them from.
+ */
+export async function openReadStore(setting: DatabaseSetting | string | undefined, io: CliIo): Promise<DatabaseHandle> {
+  const handle = await openStoreReadonly(typeof setting === 'object' ? setting : await databaseSetting(setting, io), io);
   try {
     await checkSchema(handle);
     return handle;

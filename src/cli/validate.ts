@@ -66,7 +66,7 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);
-  const preview = values.preview ? await previewOrNote(values.config, loaded, io) : undefined;
+  const preview = values.preview ? await previewOrNote(loaded, io) : undefined;
   // A campaign is broken by an error in its own file, in its lead file, or found online.
   const errorFiles = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file));
   const campaigns = [
@@ -90,10 +90,11 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
 }
 
 /** Section 11's preview over the stored leads; a note instead when there is no store to read yet. */
-async function previewOrNote(configFlag: string | undefined, loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
+async function previewOrNote(loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
   let store: Awaited<ReturnType<typeof openReadStore>>;
   try {
-    store = await openReadStore(configFlag, io);
+    // The loaded daemon config: its problems are listed above, not warned about again.
+    store = await openReadStore(loaded.daemon, io);
   } catch (err) {
     if (err instanceof CliError) return `no leads to preview (${err.message})`;
     throw err;
