@@ -40,16 +40,19 @@ const bundledConfig = [2, 3]
 
 /** `campaignd demo`: a whole campaign against the simulator, start to finish. */
 export async function demoCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs({
-    args,
-    options: {
-      'time-scale': { type: 'string', default: '30' },
-      seed: { type: 'string', default: '1' },
-      timeout: { type: 'string', default: '110' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseCommandArgs(
+    {
+      args,
+      options: {
+        'time-scale': { type: 'string', default: '30' },
+        seed: { type: 'string', default: '1' },
+        timeout: { type: 'string', default: '110' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
     },
-    strict: true,
-  }, DEMO_HELP);
+    DEMO_HELP,
+  );
   if (values.help) {
     io.stdout.write(DEMO_HELP);
     return EXIT.ok;

@@ -37,18 +37,21 @@ is newer than this campaignd.
 
 /** \`campaignd results [CAMPAIGN] [--format csv|jsonl] [--output FILE] [--since ISO] [--config FILE]\`. */
 export async function resultsCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      format: { type: 'string', default: 'csv' },
-      output: { type: 'string' },
-      since: { type: 'string' },
-      'no-bom': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        format: { type: 'string', default: 'csv' },
+        output: { type: 'string' },
+        since: { type: 'string' },
+        'no-bom': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  }, RESULTS_HELP);
+    RESULTS_HELP,
+  );
   if (values.help) {
     io.stdout.write(RESULTS_HELP);
     return EXIT.ok;

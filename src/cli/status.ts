@@ -43,16 +43,19 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
 
 /** The command with its dependencies passed in. */
 export async function runStatus(args: string[], io: CliIo, deps: StatusDeps): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      watch: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        watch: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  }, STATUS_HELP);
+    STATUS_HELP,
+  );
   if (values.help) {
     io.stdout.write(STATUS_HELP);
     return EXIT.ok;
