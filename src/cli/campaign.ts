@@ -26,8 +26,8 @@ Options:
   --json          the change as one JSON document: campaign, from, to, changed
   -h, --help      this help
 
-Exit status: 0 done (or nothing to do); 2 bad usage, unknown NAME or unreadable config;
-3 the database is newer than this campaignd.
+Exit status: 0 done (or nothing to do); 1 the database cannot be opened; 2 bad usage,
+unknown NAME or unreadable config; 3 the database is newer than this campaignd.
 `;
 
 const ACTIONS: Record<string, CampaignState> = { start: 'running', resume: 'running', pause: 'paused', stop: 'stopped' };
