@@ -20,6 +20,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   forget: { summary: "erase a phone number's personal data from the store (and stop calling it)", load: async () => (await import('./cli/forget.js')).forgetCommand },
 };
 
+/** Every command's name, in the order of the help. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
 export const HELP = `campaignd: outbound call campaigns through the Voice Assistant Calling Service
 
 Usage: campaignd <command> [options]
@@ -54,10 +57,6 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (isCliError(err)) {
       io.stderr.write(`campaignd ${name}: ${err.message}\n`);
       return err.exitCode;
-    }
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`campaignd ${name}: ${err.message}. Run "campaignd ${name} --help".\n`);
-      return EXIT.usage;
     }
     io.stderr.write(`campaignd ${name}: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT.problems;

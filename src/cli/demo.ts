@@ -3,7 +3,6 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { parseDocument } from 'yaml';
@@ -16,6 +15,7 @@ import { renderStatus } from '../status/render.js';
 import { scaledClock, systemClock } from '../time/clock.js';
 import { version } from '../version.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { runCommand } from './run.js';
 
@@ -40,16 +40,19 @@ const bundledConfig = [2, 3]
 
 /** `campaignd demo`: a whole campaign against the simulator, start to finish. */
 export async function demoCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      'time-scale': { type: 'string', default: '30' },
-      seed: { type: 'string', default: '1' },
-      timeout: { type: 'string', default: '110' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseCommandArgs(
+    {
+      args,
+      options: {
+        'time-scale': { type: 'string', default: '30' },
+        seed: { type: 'string', default: '1' },
+        timeout: { type: 'string', default: '110' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    DEMO_HELP,
+  );
   if (values.help) {
     io.stdout.write(DEMO_HELP);
     return EXIT.ok;

@@ -1,12 +1,12 @@
-import { parseArgs } from 'node:util';
 import { explainNumber, type Explanation } from '../explain/explain.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { normalisePhone } from '../leads/phone.js';
 import { systemClock } from '../time/clock.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, CliError, type CliIo } from './io.js';
-import { openReadStore } from './read-store.js';
+import { openReadStore } from './open-store.js';
 
-export const EXPLAIN_HELP = `Usage: campaignd explain PHONE_NUMBER [--config FILE] [--json]
+export const EXPLAIN_HELP = `Usage: campaignd explain PHONE_NUMBER [--country CC] [--config FILE] [--json]
 
 Why each lead with this number (primary or secondary) is or is not being called right
 now, and when it next can be: window, retries, live-call limit, another live call to
@@ -14,17 +14,20 @@ the number, suppression, invalid number, campaign state, daemon or token problem
 Reads the database only; works while the daemon runs and while it is down.
 
   --country CC   read a national-format PHONE_NUMBER in this country (e.g. DE)
+  --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml);
+                 only its "database" is used ($CAMPAIGND_DATABASE overrides)
   --json         one JSON document on stdout
+  -h, --help     this help
 `;
 
 /** `campaignd explain PHONE_NUMBER`. */
 export async function explainCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args,
     allowPositionals: true,
     options: { config: { type: 'string' }, json: { type: 'boolean' }, country: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
-  });
+  }, EXPLAIN_HELP);
   if (values.help) {
     io.stdout.write(EXPLAIN_HELP);
     return EXIT.ok;

@@ -1,13 +1,9 @@
-import { parseArgs } from 'node:util';
-import { loadConfig, ConfigUnreadableError } from '../config/load.js';
-import type { DaemonConfig } from '../config/types.js';
 import { normalisePhone } from '../leads/phone.js';
-import { openConfiguredStore } from '../store/open-store.js';
-import { migrateToLatest, NewerSchemaError } from '../store/migrate.js';
 import { forgetNumber, LiveCallError, scrubFreedSpace, type ForgetReport } from '../store/results-forget.js';
 import { systemClock } from '../time/clock.js';
-import { resolveConfigPath } from './config-path.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
+import { openWriteStore } from './open-store.js';
 
 export const FORGET_HELP = `Usage: campaignd forget PHONE_NUMBER [--keep-calling] [--config FILE] [--json]
 
@@ -33,16 +29,19 @@ daemon stopped); 2 bad usage; 3 the database is newer than this campaignd.
 
 /** \`campaignd forget PHONE_NUMBER [--keep-calling] [--config FILE]\`. */
 export async function forgetCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      'keep-calling': { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        'keep-calling': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  });
+    FORGET_HELP,
+  );
   if (values.help) {
     io.stdout.write(FORGET_HELP);
     return EXIT.ok;
@@ -52,21 +51,8 @@ export async function forgetCommand(args: string[], io: CliIo): Promise<number> 
   if (!parsed.ok) throw new CliError(`${JSON.stringify(positionals[0])} is not a phone number (${parsed.reason}): give it in E.164, e.g. +4915112345678`, EXIT.usage);
   const phone = parsed.e164;
 
-  let database: DaemonConfig;
+  const store = await openWriteStore(values.config, io);
   try {
-    database = (await loadConfig(resolveConfigPath(values.config, io), io.env, { cwd: io.cwd })).daemon;
-  } catch (err) {
-    if (err instanceof ConfigUnreadableError) throw new CliError(err.message, EXIT.usage);
-    throw err;
-  }
-  const store = await openConfiguredStore(database, io.env);
-  try {
-    try {
-      await migrateToLatest(store.db, { clock: systemClock });
-    } catch (err) {
-      if (err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
-      throw err;
-    }
     let report: ForgetReport;
     try {
       report = await forgetNumber(store.db, phone, { now: systemClock.now(), keepCalling: values['keep-calling'] });

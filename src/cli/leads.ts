@@ -4,9 +4,6 @@
 // stored as `invalid` leads and listed in the summary.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { formatProblems } from '../config/format.js';
-import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import type { CampaignConfig, LoadedConfig } from '../config/types.js';
 import { ColumnError, mergeColumns, parseMapOption, type LeadColumns } from '../leads/columns.js';
 import { delimiterName, parseDelimiter } from '../leads/delimiter.js';
@@ -17,13 +14,15 @@ import { LeadFileError, readLeadFile, type LeadFileLayout, type ReadLeadOptions,
 import { getCampaignByName, upsertCampaign } from '../store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../store/database.js';
 import { describeTarget, isPostgresUrl } from '../store/database-url.js';
-import { isMissingDatabase, openConfiguredStore } from '../store/open-store.js';
+import { isMissingDatabase } from '../store/open-store.js';
 import { recordEvent } from '../store/events.js';
-import { migrateToLatest, NewerSchemaError, schemaStatus } from '../store/migrate.js';
+import { assertSchemaKnown, migrateToLatest, schemaStatus } from '../store/migrate.js';
 import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import { systemClock } from '../time/clock.js';
-import { resolveConfigPath } from './config-path.js';
+import { parseCommandArgs } from './args.js';
+import { loadCommandConfig } from './command-config.js';
 import { CliError, EXIT, type CliIo } from './io.js';
+import { openStoreReadonly, openWriteStore, storeOpenError } from './open-store.js';
 import { countLines, createProgressBar } from '../leads/progress.js';
 
 export const LEADS_HELP = `Usage: campaignd leads import FILE --campaign NAME [--config FILE] [--dry-run] [--json]
@@ -80,22 +79,24 @@ interface ImportRequest {
 
 /** The `leads` command (sub-command `import`). */
 export async function leadsCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      campaign: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      json: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      map: { type: 'string', multiple: true },
-      delimiter: { type: 'string' },
-      encoding: { type: 'string' },
-      sheet: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      options: {
+        campaign: { type: 'string' },
+        config: { type: 'string', short: 'c' },
+        json: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        map: { type: 'string', multiple: true },
+        delimiter: { type: 'string' },
+        encoding: { type: 'string' },
+        sheet: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
     },
-    strict: true,
-    allowPositionals: true,
-  });
+    LEADS_HELP,
+  );
   if (values.help) {
     io.stdout.write(LEADS_HELP);
     return EXIT.ok;
@@ -127,7 +128,7 @@ export async function leadsCommand(args: string[], io: CliIo): Promise<number> {
   const file = path.resolve(io.cwd, fileArg);
   if (!fs.existsSync(file)) throw new CliError(`lead file ${fileArg} does not exist`, EXIT.problems);
 
-  const loaded = await readConfig(resolveConfigPath(values.config, io), io);
+  const loaded = await loadCommandConfig(values.config, io);
   const cfg = findCampaign(loaded, values.campaign);
   const columns = mergeColumns(cfg.leadColumns, map);
   const request: ImportRequest = { file, json: !!values.json, dryRun: !!values['dry-run'], table };
@@ -136,16 +137,6 @@ export async function leadsCommand(args: string[], io: CliIo): Promise<number> {
     request.columnsSource = map ? (cfg.leadColumns ? `--map and lead_columns in ${cfg.file}` : '--map') : `lead_columns in ${cfg.file}`;
   }
   return runImport(io, loaded, cfg, request);
-}
-
-async function readConfig(configPath: string, io: CliIo): Promise<LoadedConfig> {
-  try {
-    return await loadConfig(configPath, io.env, { cwd: io.cwd });
-  } catch (err) {
-    if (!(err instanceof ConfigUnreadableError)) throw err;
-    io.stderr.write(`${formatProblems(err.problems, { cwd: io.cwd })}\n`);
-    throw new CliError('the config cannot be read', EXIT.usage);
-  }
 }
 
 function findCampaign(loaded: LoadedConfig, name: string): CampaignConfig {
@@ -160,7 +151,7 @@ function findCampaign(loaded: LoadedConfig, name: string): CampaignConfig {
 async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, req: ImportRequest): Promise<number> {
   const clock = systemClock;
   const { file } = req;
-  const store = await openImportStore(loaded, cfg, req.dryRun, clock.now(), io.env);
+  const store = await openImportStore(loaded, cfg, req.dryRun, clock.now(), io);
   const { handle } = store;
   try {
     let suppressed: ReadonlySet<string> | undefined;
@@ -244,20 +235,18 @@ interface ImportStore {
   note?: string;
 }
 
-async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: boolean, now: number, env: CliIo['env']): Promise<ImportStore> {
+async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun: boolean, now: number, io: CliIo): Promise<ImportStore> {
   const clock = systemClock;
   if (!dryRun) {
     // Two connections on PostgreSQL: one batch is written on each (IMPORT_WRITERS).
-    const handle = await openConfiguredStore(loaded.daemon, env, { maxConnections: IMPORT_WRITERS });
+    const handle = await openWriteStore(loaded.daemon, io, { maxConnections: IMPORT_WRITERS });
     try {
-      await migrateToLatest(handle.db, { clock });
       const existing = await getCampaignByName(handle.db, cfg.name);
       // Offline the assistant's zone is unknown: keep whatever the daemon resolved before.
       const campaign = await upsertCampaign(handle.db, cfg, { timezone: cfg.timezone ?? existing?.timezone ?? null }, now);
       return { handle, campaignId: campaign.id };
     } catch (err) {
       await handle.close();
-      if (err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
       throw err;
     }
   }
@@ -268,7 +257,7 @@ async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun
   const postgres = isPostgresUrl(file);
   let exists = postgres || (file !== ':memory:' && fs.existsSync(file));
   if (exists) {
-    const handle = await openConfiguredStore(loaded.daemon, env, { readonly: true });
+    const handle = await openStoreReadonly(loaded.daemon, io);
     const status = await schemaStatus(handle.db).catch(async (err: unknown) => {
       await handle.close();
       if (postgres && isMissingDatabase(err)) return null;
@@ -277,9 +266,11 @@ async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun
     if (status === null) {
       exists = false;
     } else {
-      if (status.unknown.length > 0) {
+      try {
+        assertSchemaKnown(status);
+      } catch (err) {
         await handle.close();
-        throw new CliError(`database schema ${status.unknown.at(-1)} at ${shown} is newer than this campaignd (knows up to ${status.latest}): upgrade campaignd`, EXIT.database);
+        throw storeOpenError(err, shown);
       }
       if (status.pending.length === 0) {
         const campaign = await getCampaignByName(handle.db, cfg.name);

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { exportResults, type ExportFormat } from '../results/export.js';
 import { exportCampaigns } from '../store/results-export.js';
 import { hasMigration } from '../store/migrate.js';
-import { openReadStore } from './read-store.js';
+import { openReadStore } from './open-store.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 
-export const RESULTS_HELP = `Usage: campaignd results [CAMPAIGN] [--format csv|jsonl] [--output FILE] [--since ISO] [--config FILE]
+export const RESULTS_HELP = `Usage: campaignd results [CAMPAIGN] [--format csv|jsonl] [--no-bom] [--output FILE] [--since ISO] [--config FILE]
 
 What the calls produced, one record per lead (every campaign, or CAMPAIGN), read from
 the database: works while the daemon runs.
@@ -37,18 +37,21 @@ is newer than this campaignd.
 
 /** \`campaignd results [CAMPAIGN] [--format csv|jsonl] [--output FILE] [--since ISO] [--config FILE]\`. */
 export async function resultsCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      format: { type: 'string', default: 'csv' },
-      output: { type: 'string' },
-      since: { type: 'string' },
-      'no-bom': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        format: { type: 'string', default: 'csv' },
+        output: { type: 'string' },
+        since: { type: 'string' },
+        'no-bom': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  });
+    RESULTS_HELP,
+  );
   if (values.help) {
     io.stdout.write(RESULTS_HELP);
     return EXIT.ok;

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { DashboardExposureError, startApp } from '../app.js';
 import { ConfigUnreadableError, daemonConfigHasErrors, loadConfig } from '../config/load.js';
 import { formatProblems } from '../config/format.js';
@@ -9,11 +8,14 @@ import { createMetrics } from '../http/metrics.js';
 import { DatabaseInUseError } from '../lifecycle/daemon-row.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { createServiceClient } from '../service/client.js';
+import { describeTarget } from '../store/database-url.js';
 import { NewerSchemaError } from '../store/migrate.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { version } from '../version.js';
 import { resolveConfigPath } from './config-path.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
+import { storeOpenError } from './open-store.js';
 
 export const RUN_HELP = `campaignd run: the daemon. Loads the config, migrates the database, dials until stopped.
 
@@ -43,7 +45,7 @@ export interface RunHooks {
 
 /** `campaignd run`: the daemon's composition from argv and the environment. */
 export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  const { values } = parseCommandArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }, RUN_HELP);
   if (values.help) {
     io.stdout.write(RUN_HELP);
     return EXIT.ok;
@@ -113,7 +115,8 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     });
   } catch (err) {
     await service.close();
-    if (err instanceof DatabaseInUseError || err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
+    if (err instanceof NewerSchemaError) throw storeOpenError(err, describeTarget(daemon.database));
+    if (err instanceof DatabaseInUseError) throw new CliError(err.message, EXIT.database);
     if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }

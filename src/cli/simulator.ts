@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createLogger } from '../log/logger.js';
 import { parseRateLimit } from '../simulator/rate-limit.js';
 import { startSimulator } from '../simulator/server.js';
 import { OUTCOME_NAMES, type OutcomeName, type SimulatorOptions } from '../simulator/types.js';
 import { scaledClock, systemClock } from '../time/clock.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 
 export const SIMULATOR_HELP = `campaignd simulator: serve the Voice Assistant Calling Service simulator
@@ -34,27 +34,30 @@ POST /__sim/auth. Runs until SIGINT or SIGTERM.
 
 /** `campaignd simulator`: starts the simulator and keeps it up until a signal. */
 export async function simulatorCommand(args: string[], io: CliIo, stop?: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      token: { type: 'string', multiple: true },
-      'time-scale': { type: 'string' },
-      seed: { type: 'string' },
-      'call-id': { type: 'boolean' },
-      'rate-limit': { type: 'string' },
-      outcomes: { type: 'string' },
-      'call-duration': { type: 'string' },
-      'tool-limit': { type: 'string' },
-      'leads-paginated': { type: 'boolean' },
-      'auth-redirect': { type: 'boolean' },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseCommandArgs(
+    {
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string', multiple: true },
+        'time-scale': { type: 'string' },
+        seed: { type: 'string' },
+        'call-id': { type: 'boolean' },
+        'rate-limit': { type: 'string' },
+        outcomes: { type: 'string' },
+        'call-duration': { type: 'string' },
+        'tool-limit': { type: 'string' },
+        'leads-paginated': { type: 'boolean' },
+        'auth-redirect': { type: 'boolean' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
     },
-    strict: true,
-    allowPositionals: false,
-  });
+    SIMULATOR_HELP,
+  );
   if (values.help) {
     io.stdout.write(SIMULATOR_HELP);
     return EXIT.ok;

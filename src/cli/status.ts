@@ -1,12 +1,12 @@
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { collectStatus, UnknownCampaignError } from '../status/collect.js';
 import { statusProblems } from '../status/problems.js';
 import { renderStatus } from '../status/render.js';
 import type { StatusReport } from '../status/types.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { openReadStore } from './read-store.js';
+import { openReadStore } from './open-store.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { version } from '../version.js';
 
@@ -43,16 +43,19 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
 
 /** The command with its dependencies passed in. */
 export async function runStatus(args: string[], io: CliIo, deps: StatusDeps): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      config: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      watch: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        watch: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  });
+    STATUS_HELP,
+  );
   if (values.help) {
     io.stdout.write(STATUS_HELP);
     return EXIT.ok;

@@ -1,19 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { DatabaseHandle } from '../store/database.js';
 import { copyStore, TargetNotEmptyError, type CopyProgress } from '../store/copy.js';
 import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
-import { migrateToLatest, NewerSchemaError } from '../store/migrate.js';
-import { describeTarget, isMissingDatabase, openStore } from '../store/open-store.js';
+import { describeTarget } from '../store/open-store.js';
 import { isPostgresUrl, redactUrls } from '../store/dialect.js';
 import { systemClock } from '../time/clock.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
+import { openWriteStore } from './open-store.js';
 
 export const STORE_HELP = `Usage: campaignd store copy --from DATABASE --to DATABASE [--json]
 
 Copies a whole campaignd store into an empty one: typically an existing SQLite file into
-a new PostgreSQL database (product.md section 10), e.g.
+a new PostgreSQL database (README, "PostgreSQL and failover"), e.g.
 
   systemctl stop campaignd
   PGPASSWORD=… campaignd store copy --from /var/lib/campaignd/campaignd.db --to postgres://campaignd@db:5432/campaignd
@@ -44,15 +44,18 @@ export async function storeCommand(args: string[], io: CliIo): Promise<number> {
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   if (sub !== 'copy') throw new CliError(`unknown subcommand "${sub}": the store command has "copy"`, EXIT.usage);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
+  const { values } = parseCommandArgs(
+    {
+      args: rest,
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     },
-  });
+    STORE_HELP,
+  );
   if (values.help) {
     io.stdout.write(STORE_HELP);
     return EXIT.ok;
@@ -63,9 +66,9 @@ export async function storeCommand(args: string[], io: CliIo): Promise<number> {
   values.to = at(values.to);
   if (values.from === values.to) throw new CliError('--from and --to name the same database', EXIT.usage);
 
-  const from = await open(values.from, 'source');
+  const from = await open(values.from, 'source', io);
   try {
-    const to = await open(values.to, 'target');
+    const to = await open(values.to, 'target', io);
     try {
       await refuseRunningDaemon(from, values.from);
       const started = systemClock.now();
@@ -94,24 +97,14 @@ export async function storeCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function open(target: string, role: 'source' | 'target'): Promise<DatabaseHandle> {
+async function open(target: string, role: 'source' | 'target', io: CliIo): Promise<DatabaseHandle> {
   // Opening a SQLite file creates it: a mistyped source must not become an empty store.
   if (role === 'source' && !isPostgresUrl(target) && !fs.existsSync(target)) throw new CliError(`the source ${target} does not exist`, EXIT.problems);
-  let handle: DatabaseHandle;
   try {
-    handle = await openStore(target);
+    return await openWriteStore({ database: target }, io, { missing: role === 'target' ? 'create the PostgreSQL database first (createdb)' : 'check the URL' });
   } catch (err) {
-    if (isMissingDatabase(err)) throw new CliError(`the ${role} ${describeTarget(target)} does not exist${role === 'target' ? ' (create the PostgreSQL database first: createdb)' : ''}`, EXIT.problems);
-    throw new CliError(`cannot open the ${role} ${describeTarget(target)}: ${redactUrls(err instanceof Error ? err.message : String(err))}`, EXIT.problems);
-  }
-  try {
-    await migrateToLatest(handle.db, { clock: systemClock });
-    return handle;
-  } catch (err) {
-    await handle.close();
-    if (err instanceof NewerSchemaError) throw new CliError(`the ${role} ${describeTarget(target)}: ${err.message}`, EXIT.database);
-    if (isMissingDatabase(err)) throw new CliError(`the ${role} ${describeTarget(target)} does not exist${role === 'target' ? ' (create the PostgreSQL database first: createdb)' : ''}`, EXIT.problems);
-    throw new CliError(`cannot open the ${role} ${describeTarget(target)}: ${redactUrls(err instanceof Error ? err.message : String(err))}`, EXIT.problems);
+    if (err instanceof CliError) throw new CliError(`the ${role} (--${role === 'source' ? 'from' : 'to'}): ${err.message}`, err.exitCode);
+    throw err;
   }
 }
 

@@ -3,15 +3,13 @@
 // running daemon sees a change at its next claim (it checks the store before each call).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { normalisePhone } from '../leads/phone.js';
-import { migrateToLatest } from '../store/migrate.js';
 import { addSuppressions, listSuppressions, removeSuppressions, suppressLeadsOfNumbers } from '../store/suppressions.js';
 import { formatLocal } from '../time/duration-format.js';
 import { systemClock } from '../time/clock.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { openConfiguredStore } from '../store/open-store.js';
-import { databaseSetting, openReadStore } from './read-store.js';
+import { parseCommandArgs } from './args.js';
+import { openReadStore, openWriteStore } from './open-store.js';
 
 export const SUPPRESS_HELP = `Usage: campaignd suppress add NUMBER... | remove NUMBER... | list | import FILE
                           [--country CC] [--config FILE] [--json]
@@ -34,12 +32,10 @@ cancelled); the running daemon checks the list before every call.
 
 /** `campaignd suppress …`. */
 export async function suppressCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { config: { type: 'string' }, json: { type: 'boolean' }, country: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
-  });
+  const { values, positionals } = parseCommandArgs(
+    { args, allowPositionals: true, options: { config: { type: 'string' }, json: { type: 'boolean' }, country: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
+    SUPPRESS_HELP,
+  );
   if (values.help) {
     io.stdout.write(SUPPRESS_HELP);
     return EXIT.ok;
@@ -115,16 +111,8 @@ export function readNumberList(text: string, country?: string): { numbers: strin
   return { numbers: [...numbers], problems };
 }
 
-async function openWritable(configFlag: string | undefined, io: CliIo) {
-  const setting = await databaseSetting(configFlag, io);
-  if (setting.database === ':memory:') throw new CliError('the configured database is ":memory:": a list kept there would vanish at once', EXIT.problems);
-  const store = await openConfiguredStore(setting, io.env);
-  await migrateToLatest(store.db, { clock: systemClock });
-  return store;
-}
-
 async function add(configFlag: string | undefined, numbers: string[], source: string, json: boolean, io: CliIo, problems: (ListProblem & { file: string })[]): Promise<number> {
-  const store = await openWritable(configFlag, io);
+  const store = await openWriteStore(configFlag, io);
   try {
     const now = systemClock.now();
     const added = await addSuppressions(store.db, numbers, source, now);
@@ -142,7 +130,7 @@ async function add(configFlag: string | undefined, numbers: string[], source: st
 }
 
 async function remove(configFlag: string | undefined, numbers: string[], json: boolean, io: CliIo): Promise<number> {
-  const store = await openWritable(configFlag, io);
+  const store = await openWriteStore(configFlag, io);
   try {
     const removed = await removeSuppressions(store.db, numbers);
     const fromFile = removed.filter((r) => r.source === 'file').map((r) => r.phone_number);

@@ -1,7 +1,6 @@
 // `campaignd validate [--config FILE] [--online] [--json]`: every problem of the daemon file,
 // the campaign files, the lead files and the do-not-call list, in one run. Offline by default.
 // Exit 0: no error (warnings allowed); 1: errors; 2: the config cannot be read at all.
-import { parseArgs } from 'node:util';
 import { checkLeadFile, checkSuppressionFile, type LeadFileSummary } from '../config/check-data-files.js';
 import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
@@ -10,8 +9,9 @@ import { readToken } from '../config/token.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
 import { previewCampaigns, renderPreview, type CampaignPreview } from '../explain/preview.js';
+import { parseCommandArgs } from './args.js';
 import { CliError, EXIT, type CliIo } from './io.js';
-import { openReadStore } from './read-store.js';
+import { openReadStore } from './open-store.js';
 
 const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--preview] [--json]
 
@@ -34,12 +34,12 @@ export type ServiceFactory = (loaded: LoadedConfig, token: string) => Promise<Ou
 
 /** The `validate` command. */
 export async function validateCommand(args: string[], io: CliIo, serviceFactory: ServiceFactory = defaultServiceFactory): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs({
     args,
     options: { config: { type: 'string', short: 'c' }, online: { type: 'boolean' }, preview: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     strict: true,
     allowPositionals: false,
-  });
+  }, USAGE);
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
@@ -66,7 +66,7 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);
-  const preview = values.preview ? await previewOrNote(values.config, loaded, io) : undefined;
+  const preview = values.preview ? await previewOrNote(loaded, io) : undefined;
   // A campaign is broken by an error in its own file, in its lead file, or found online.
   const errorFiles = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file));
   const campaigns = [
@@ -90,10 +90,11 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
 }
 
 /** Section 11's preview over the stored leads; a note instead when there is no store to read yet. */
-async function previewOrNote(configFlag: string | undefined, loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
+async function previewOrNote(loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
   let store: Awaited<ReturnType<typeof openReadStore>>;
   try {
-    store = await openReadStore(configFlag, io);
+    // The loaded daemon config: its problems are listed above, not warned about again.
+    store = await openReadStore(loaded.daemon, io);
   } catch (err) {
     if (err instanceof CliError) return `no leads to preview (${err.message})`;
     throw err;

@@ -67,10 +67,10 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: 2,
   },
   retry_interval: {
-    spec: { kind: 'integer', min: 0, max: 31_536_000 },
+    spec: { kind: 'duration', min: 0, max: 31_536_000 },
     default: 60,
-    description: 'Seconds from the end of an attempt to the next one.',
-    example: 3600,
+    description: 'Time from the end of an attempt to the next one: seconds (3600) or a duration such as "90m", "1h", "1h30m", "2d".',
+    example: '1h',
   },
   mark_complete_when_no_leads: {
     spec: { kind: 'boolean' },
@@ -156,15 +156,15 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
         values: { spec: { kind: 'list', item: { kind: 'string' }, minItems: 1 }, required: true, description: 'Values meaning "no more calls" (compared as trimmed, case-insensitive text).', example: ['yes', 'true'] },
       },
     },
-    description: "When a call's extracted variable says so, its number joins the suppression list (all campaigns) at once (section 11).",
+    description: "When a call's extracted variable says so, its number joins the suppression list (all campaigns) at once (README, \"Who may be called, when\").",
     example: { variable: 'do_not_call', values: ['yes', 'true'] },
   },
   calling_rules: {
     spec: { kind: 'path' },
-    description: "YAML rules by region (section 11), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
+    description: "YAML rules by region (README, \"Who may be called, when\"), relative to the campaign file's folder; they only narrow the window. The daemon's rules apply too.",
     example: '../calling-rules/us.yaml',
   },
-  max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (section 11)."),
+  max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (README, \"Who may be called, when\")."),
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

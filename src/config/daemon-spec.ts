@@ -73,9 +73,9 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   },
   max_calls_in_parallel: { spec: { kind: 'integer', min: 1, max: 100_000 }, description: 'Optional account-wide cap on live calls over all campaigns.', example: 50 },
   suppression_file: { spec: { kind: 'path' }, description: 'Optional do-not-call list, one E.164 number a line.', example: './dnc.txt' },
-  calling_rules: { spec: { kind: 'path' }, description: 'Optional YAML rules by region for every campaign (section 11); they only narrow windows.', example: './calling-rules/us.yaml' },
-  max_attempts_per_number: attemptCapField('Optional: at most count attempts to one number in any rolling window_hours, over all campaigns (section 11).'),
-  unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear (rule 6).', example: 180 },
+  calling_rules: { spec: { kind: 'path' }, description: 'Optional YAML rules by region for every campaign (README, "Who may be called, when"); they only narrow windows.', example: './calling-rules/us.yaml' },
+  max_attempts_per_number: attemptCapField('Optional: at most count attempts to one number in any rolling window_hours, over all campaigns (README, "Who may be called, when").'),
+  unknown_attempt_settle_seconds: { spec: { kind: 'integer', min: 1, max: 86_400 }, default: 180, description: 'How long an attempt with an unknown result waits for its call to appear before it counts as never placed (README, "How campaignd dials").', example: 180 },
   hooks: {
     spec: {
       kind: 'list',
@@ -93,7 +93,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
         },
       },
     },
-    description: 'Results pushed to your systems (product.md section 9): signed POSTs from an outbox, at least once, in order per lead.',
+    description: 'Results pushed to your systems (README, "Hooks: results pushed to your systems"): signed POSTs from an outbox, at least once, in order per lead.',
   },
   results: {
     spec: {
@@ -108,7 +108,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
       },
     },
     default: {},
-    description: 'What campaignd keeps of each call (product.md section 9).',
+    description: 'What campaignd keeps of each call (README, "Results").',
   },
   ha: {
     spec: {
@@ -118,7 +118,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
           spec: { kind: 'integer', min: 2, max: 300 },
           default: 10,
           description:
-            'PostgreSQL only: several `campaignd run` on one database, one active (product.md section 10). The active instance renews its lease every third of this; a standby takes over when it runs out, and places its first call within lease_seconds + 5 s of a crash.',
+            'PostgreSQL only: several `campaignd run` on one database, one active (README, "PostgreSQL and failover"). The active instance renews its lease every third of this; a standby takes over when it runs out, and places its first call within lease_seconds + 5 s of a crash.',
           example: 10,
         },
       },

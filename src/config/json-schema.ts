@@ -2,6 +2,7 @@
 // drift from the checker. config/campaign.schema.json is this output; a unit test compares them.
 // Regenerate with: npx tsx src/config/write-schema.ts
 import { CAMPAIGN_SPEC } from './campaign-spec.js';
+import { DURATION_PATTERN } from './duration.js';
 import type { Field, Spec } from './spec.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -14,7 +15,7 @@ export function campaignJsonSchema(): JsonSchema {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'https://campaignd.invalid/campaign.schema.json',
     title: 'campaignd campaign file',
-    description: 'One outbound call campaign (product.md 2.2). Checked fully by `campaignd validate`.',
+    description: 'One outbound call campaign (every field: docs/configuration.md). Checked fully by `campaignd validate`.',
     ...specSchema(CAMPAIGN_SPEC),
   };
 }
@@ -38,6 +39,12 @@ function specSchema(spec: Spec): JsonSchema {
       if (spec.min !== undefined) s.minimum = spec.min;
       if (spec.max !== undefined) s.maximum = spec.max;
       return s;
+    }
+    case 'duration': {
+      const seconds: JsonSchema = { type: 'integer' };
+      if (spec.min !== undefined) seconds.minimum = spec.min;
+      if (spec.max !== undefined) seconds.maximum = spec.max;
+      return { oneOf: [seconds, { type: 'string', minLength: 1, pattern: DURATION_PATTERN.source }] };
     }
     case 'boolean':
       return { type: 'boolean' };

@@ -79,8 +79,13 @@ export async function loadConfig(configPath: string, env: Record<string, string 
 
 /** Whether the daemon file itself (or the environment) has errors, so the daemon must not start. */
 export function daemonConfigHasErrors(loaded: LoadedConfig): boolean {
+  return daemonConfigErrors(loaded).length > 0;
+}
+
+/** The errors of the daemon file itself (or the environment): those the daemon refuses to start with. */
+export function daemonConfigErrors(loaded: LoadedConfig): ConfigProblem[] {
   const campaignFiles = new Set([...loaded.campaigns.map((c) => c.file), ...loaded.brokenCampaigns.map((b) => b.file)]);
-  return loaded.problems.some((p) => p.severity === 'error' && !campaignFiles.has(p.file));
+  return loaded.problems.filter((p) => p.severity === 'error' && !campaignFiles.has(p.file));
 }
 
 async function listCampaignFiles(dir: string, sink: ProblemSink): Promise<string[]> {

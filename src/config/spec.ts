@@ -6,9 +6,12 @@ import { didYouMean } from './suggest.js';
 import type { FieldPath } from './source.js';
 import { describe, type ProblemSink } from './problems.js';
 import { checkUrl, parseListen } from './address.js';
+import { DURATION_FORMS, parseDuration } from './duration.js';
 
 export type Spec =
   | { kind: 'integer'; min?: number; max?: number }
+  /** Seconds, written as a whole number or with a unit ("1h", "90m"): see duration.ts. */
+  | { kind: 'duration'; min?: number; max?: number }
   | { kind: 'boolean' }
   | { kind: 'string'; pattern?: RegExp; patternHint?: string; noun?: string }
   | { kind: 'enum'; values: readonly string[]; aliases?: Readonly<Record<string, string>>; noun?: string }
@@ -94,6 +97,8 @@ export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: Pr
       }
       return value;
     }
+    case 'duration':
+      return checkDuration(spec, value, path, sink);
     case 'boolean':
       if (typeof value !== 'boolean') {
         sink.error(path, `must be true or false, not ${describe(value)}`, { hint: 'write true or false, without quotes' });
@@ -124,6 +129,32 @@ export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: Pr
   }
 }
 
+function checkDuration(spec: Extract<Spec, { kind: 'duration' }>, value: unknown, path: FieldPath, sink: ProblemSink): number | undefined {
+  const hint = `write ${DURATION_FORMS}${spec.min !== undefined || spec.max !== undefined ? `, ${rangeText(spec.min, spec.max)} seconds` : ''}`;
+  let seconds: number | undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    if (!Number.isInteger(value)) {
+      sink.error(path, `${value} is not a whole number of seconds`, { hint });
+      return undefined;
+    }
+    seconds = value;
+  } else if (typeof value === 'string') {
+    seconds = parseDuration(value);
+    if (seconds === undefined) {
+      sink.error(path, `${describe(value)} is not a duration`, { hint });
+      return undefined;
+    }
+  } else {
+    sink.error(path, `must be a duration in seconds, not ${describe(value)}`, { hint });
+    return undefined;
+  }
+  if ((spec.min !== undefined && seconds < spec.min) || (spec.max !== undefined && seconds > spec.max)) {
+    sink.error(path, `${seconds} seconds is out of range`, { hint });
+    return undefined;
+  }
+  return seconds;
+}
+
 function rangeText(min?: number, max?: number): string {
   if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
   if (min !== undefined) return `of at least ${min}`;
@@ -131,7 +162,7 @@ function rangeText(min?: number, max?: number): string {
   return '';
 }
 
-type TextSpec = Exclude<Spec, { kind: 'integer' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' }>;
+type TextSpec = Exclude<Spec, { kind: 'integer' | 'duration' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' }>;
 
 function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
   if (typeof value !== 'string' || value.trim() === '') {

@@ -118,7 +118,8 @@ function finishCell(c: CampaignStatus, now: number): string {
   if (c.leads.total === 0) return 'no leads';
   if (!c.estimated_finish_at) return c.leads.pending + c.leads.calling + c.leads.retry_scheduled === 0 ? 'done' : '-';
   const at = Date.parse(c.estimated_finish_at);
-  return `~${localTime(c.estimated_finish_at, now)} (${formatIn(at - now)})`;
+  // The estimate is in the campaign's zone, as the window is: named, so that it is not read as the reader's.
+  return `~${localTime(c.estimated_finish_at, now)} ${c.window.timezone ?? 'UTC'} (${formatIn(at - now)})`;
 }
 
 /** "Mon 09:00", or "Mon 23 Nov 09:00" when more than six days away, in the instant's own offset. */

@@ -61,6 +61,8 @@ describe('the packed package, installed into an empty folder', () => {
     expect(tarballFiles).toContain('bin/campaignd.js');
     expect(tarballFiles).toContain('dist/app/main.js');
     expect(tarballFiles).toContain('config/campaignd.yaml');
+    // Editors are pointed at it (README, "Configuration").
+    expect(fs.existsSync(path.join(app, 'node_modules/campaignd/config/campaign.schema.json'))).toBe(true);
     // The bundle only: neither the sources nor tsc's unbundled output, nor source maps that point at them.
     expect(tarballFiles.filter((f) => /\.ts$|\.map$|^src\/|^dist\/src\/|^test\//.test(f))).toEqual([]);
     // Nothing that loads TypeScript at run time came with it.

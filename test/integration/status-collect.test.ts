@@ -68,6 +68,11 @@ describe('collectStatus', () => {
       completions_last_hour: 2,
     });
     expect(report.daemon).toMatchObject({ running: true, pid: 4321, version: '0.1.0', api: 'ok', hostname: 'testhost', heartbeat_at: '2026-11-22T07:59:58.000Z', problems: [] });
+    // The table's FINISH names the zone of the estimate, as WINDOW does (issue 26).
+    const row = renderStatus(report, { now: NOW, color: false })
+      .split('\n')
+      .find((l) => l.startsWith('spring-renewals'));
+    expect(row).toMatch(/ ~Mon 11:30 Europe\/Berlin \(in 1 d 2 h\)$/);
   });
 
   it('shows an open whole-day window, a paused campaign without an estimate, and a campaign whose zone is unknown', async () => {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
@@ -34,6 +35,16 @@ describe('config/campaign.schema.json', () => {
     for (const key of leafFields(CAMPAIGN_FIELDS)) expect(documented(key), key).toBe(true);
     for (const key of leafFields(DAEMON_FIELDS)) expect(documented(key), key).toBe(true);
     expect(reference).toContain('yaml-language-server: $schema=');
+  });
+
+  it('ships in the package, where the README tells an installed package\'s user to point the editor', async () => {
+    const packed = await new Promise<string>((resolve, reject) =>
+      execFile('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    const files = (JSON.parse(packed) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    expect(files).toContain('config/campaign.schema.json');
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('$schema=../node_modules/campaignd/config/campaign.schema.json');
   });
 
   it('is named by the example campaign for editors', () => {
