@@ -44,8 +44,9 @@ export interface ImportSummary {
   invalidByReason: Record<string, number>;
   /** New leads whose number is on the do-not-call list (stored as `suppressed`). */
   suppressed: number;
-  /** Secondary numbers skipped (bad or repeated), with the first few examples. */
+  /** Secondary numbers skipped (bad or repeated). */
   warnings: number;
+  /** The first problem rows in file order: invalid ones with their reason, duplicates with the line they repeat, skipped secondary numbers. */
   samples: { line: number; message: string }[];
 }
 
@@ -61,7 +62,7 @@ export interface ImportOptions {
   sourceFile: string;
   /** Called after each batch with the number of rows read so far. */
   onProgress?: (rowsRead: number) => void;
-  /** Rows per transaction (default 2000 on SQLite; 5000 on PostgreSQL, where each batch pays its round trips: 10,000 went no faster and took the command to 272 MB). */
+  /** Rows per transaction (default: the store's, defaultImportBatchRows: 2000 on SQLite, 5000 on PostgreSQL). */
   batchSize?: number;
   /**
    * Count what the import would do and write nothing (`leads import --dry-run`): the
