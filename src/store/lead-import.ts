@@ -38,7 +38,7 @@ export interface StoredLead {
   timezone: string | null;
 }
 
-/** The campaign's leads with these dedupe keys, by key. */
+/** The campaign's leads with these dedupe keys, by key (each row as read: no copy per lead, a re-import looks up every row). */
 export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number, keys: readonly string[]): Promise<Map<string, StoredLead>> {
   const found = new Map<string, StoredLead>();
   for (let i = 0; i < keys.length; i += KEY_CHUNK) {
@@ -48,7 +48,7 @@ export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number,
       .where('campaign_id', '=', campaignId)
       .where('dedupe_key', 'in', keys.slice(i, i + KEY_CHUNK))
       .execute();
-    for (const { dedupe_key, ...lead } of rows) found.set(dedupe_key, lead);
+    for (const lead of rows) found.set(lead.dedupe_key, lead);
   }
   return found;
 }
