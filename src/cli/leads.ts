@@ -46,7 +46,8 @@ Options:
   --campaign NAME    the campaign (as named in its campaign file)
   --config FILE      daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
   --dry-run          print what would be imported (counts, invalid rows and why, the column
-                     mapping, the first rows as parsed) and write nothing
+                     mapping, the first rows as parsed) and write nothing; the counts are
+                     the import's (stored leads and the whole suppression list included)
   --map MAPPING      which header holds what, for this import (on top of the campaign's
                      lead_columns): comma-separated FIELD=COLUMN, FIELD one of
                        phone_number=COLUMN  timezone=COLUMN  country=COLUMN
