@@ -7,8 +7,9 @@ import type { Database } from '../store/types.js';
 // national number in the country `--country` names, else in the default_country of the
 // campaigns in the store, which is how their leads' numbers were read. Campaigns of
 // several countries: each is tried; of different readings, the one in an assigned range
-// wins, and a number still read as several is refused with the `--country` that picks each. Reasons name `--country`, the
-// fix that works on the command line (a lead file's hint names its own).
+// wins, and a number still read as several is refused with the `--country` that picks
+// each. Reasons name `--country`, the fix that works on the command line (a lead file's
+// hint names its own).
 
 /** Reads one typed number; never throws. */
 export type NumberReader = (text: string) => PhoneResult;
