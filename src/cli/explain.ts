@@ -1,10 +1,10 @@
 import { explainNumber, type Explanation } from '../explain/explain.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
-import { normalisePhone } from '../leads/phone.js';
 import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, CliError, type CliIo } from './io.js';
 import { openReadStore } from './open-store.js';
+import { commandNumberReader } from './phone-arg.js';
 
 export const EXPLAIN_HELP = `Usage: campaignd explain PHONE_NUMBER [--country CC] [--config FILE] [--json]
 
@@ -13,7 +13,8 @@ now, and when it next can be: window, retries, live-call limit, another live cal
 the number, suppression, invalid number, campaign state, daemon or token problems.
 Reads the database only; works while the daemon runs and while it is down.
 
-  --country CC   read a national-format PHONE_NUMBER in this country (e.g. DE)
+  --country CC   read a national-format PHONE_NUMBER in this country (e.g. DE); without
+                 it, in the default_country of the campaigns
   --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml);
                  only its "database" is used ($CAMPAIGND_DATABASE overrides)
   --json         one JSON document on stdout
@@ -34,10 +35,11 @@ export async function explainCommand(args: string[], io: CliIo): Promise<number>
   }
   if (positionals.length !== 1) throw new CliError('expected one PHONE_NUMBER (see --help)', EXIT.usage);
   const raw = positionals[0] as string;
-  const parsed = normalisePhone(raw, values.country);
-  if (!parsed.ok) throw new CliError(`"${raw}" is not a phone number campaignd can read: ${parsed.reason}`, EXIT.usage);
   const store = await openReadStore(values.config, io);
   try {
+    // A national number is read in the campaigns' default_country unless --country says otherwise.
+    const parsed = (await commandNumberReader(store.db, values.country))(raw);
+    if (!parsed.ok) throw new CliError(`"${raw}" is not a phone number campaignd can read: ${parsed.reason}`, EXIT.usage);
     const result = await explainNumber(store.db, parsed.e164, systemClock.now(), pidAlive);
     if (values.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else io.stdout.write(render(result));

@@ -17,7 +17,7 @@ import { describeTarget, isPostgresUrl } from '../store/database-url.js';
 import { isMissingDatabase } from '../store/open-store.js';
 import { recordEvent } from '../store/events.js';
 import { assertSchemaKnown, migrateToLatest, schemaStatus } from '../store/migrate.js';
-import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
+import { readSuppressionFile, suppressionsAfterSync, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
 import { loadCommandConfig } from './command-config.js';
@@ -45,7 +45,8 @@ Options:
   --campaign NAME    the campaign (as named in its campaign file)
   --config FILE      daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
   --dry-run          print what would be imported (counts, invalid rows and why, the column
-                     mapping, the first rows as parsed) and write nothing
+                     mapping, the first rows as parsed) and write nothing; the counts are
+                     the import's (stored leads and the whole suppression list included)
   --map MAPPING      which header holds what, for this import (on top of the campaign's
                      lead_columns): comma-separated FIELD=COLUMN, FIELD one of
                        phone_number=COLUMN  timezone=COLUMN  country=COLUMN
@@ -154,15 +155,13 @@ async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, r
   const store = await openImportStore(loaded, cfg, req.dryRun, clock.now(), io);
   const { handle } = store;
   try {
+    const dncFile = loaded.daemon.suppressionFile;
+    const fileNumbers = dncFile && fs.existsSync(dncFile) ? (await readSuppressionFile(dncFile)).numbers : undefined;
+    // An import brings the store's list in line with the file first; a dry run judges rows
+    // by the list that would leave (the store's own entries, `suppress add` and opt-outs, too).
     let suppressed: ReadonlySet<string> | undefined;
-    if (loaded.daemon.suppressionFile && fs.existsSync(loaded.daemon.suppressionFile)) {
-      const dnc = await readSuppressionFile(loaded.daemon.suppressionFile);
-      // A dry run judges rows by the file's list; an import brings the store's list in line first.
-      if (req.dryRun) suppressed = new Set(dnc.numbers);
-      else await syncSuppressions(handle.db, dnc.numbers, clock.now());
-    } else if (req.dryRun) {
-      suppressed = new Set();
-    }
+    if (req.dryRun) suppressed = await suppressionsAfterSync(handle.db, fileNumbers);
+    else if (fileNumbers) await syncSuppressions(handle.db, fileNumbers, clock.now());
 
     let layout: LeadFileLayout | undefined;
     const preview: ReadLeadResult[] = [];
@@ -308,11 +307,11 @@ function renderSummary(v: SummaryView): string {
   const s = v.summary;
   const shownFile = path.relative(v.cwd, v.file) || v.file;
   const n = (x: number): string => x.toLocaleString('en').padStart(9);
-  const would = v.dryRun;
+  // Rows whose number is (or stays) a lead to call of the campaign, of all rows read: the
+  // rest were refused as duplicates, invalid or suppressed.
+  const taken = `${(s.accepted + s.updated + s.unchanged).toLocaleString('en')} of ${s.read.toLocaleString('en')} rows`;
   const lines = [
-    would
-      ? `Dry run, nothing written: ${shownFile} into campaign "${v.campaign}" would import ${s.read.toLocaleString('en')} rows`
-      : `Imported ${shownFile} into campaign "${v.campaign}": ${s.read.toLocaleString('en')} rows`,
+    v.dryRun ? `Dry run, nothing written: ${shownFile} into campaign "${v.campaign}" would import ${taken}` : `Imported ${shownFile} into campaign "${v.campaign}": ${taken}`,
   ];
   if (v.layout) lines.push(...layoutLines(v.layout));
   if (v.note) lines.push(`Note: ${v.note}`);

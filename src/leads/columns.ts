@@ -204,14 +204,17 @@ export function planColumns(header: string[], mapping?: LeadColumns, source = 't
       .map(({ index, name }) => ({ index: take(index), name }));
   }
 
-  // Variables: mapped names first, then every column not used above under its header
-  // (a country column is also a variable, as before mappings existed).
+  // Variables: every column not taken above, under its header or the name the mapping
+  // gives it. A column taken for a role (the country too) is a variable only when the
+  // mapping names it as one (variables.country=Land), so that the summary's "Variables"
+  // list is exactly what make_call receives.
   const variables: { index: number; name: string }[] = [];
   const renamed = new Map<number, string>();
   for (const [name, column] of Object.entries(mapping?.variables ?? {})) renamed.set(locate(column, `variables.${name}`), name);
   names.forEach((name, index) => {
-    if (name === '' || (used.has(index) && index !== country.index)) return;
-    variables.push({ index, name: renamed.get(index) ?? name });
+    const mapped = renamed.get(index);
+    if (name === '' || (used.has(index) && mapped === undefined)) return;
+    variables.push({ index, name: mapped ?? name });
   });
 
   const choice: ColumnChoice = {

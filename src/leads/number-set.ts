@@ -1,30 +1,35 @@
 // A set of phone numbers for duplicate detection during an import, in a fraction of the
-// memory of a Set: E.164 digits (up to 15, exact in a double) in an open-addressing
-// table on a Float64Array, 16 bytes per number instead of ~70. Longer numbers, which
-// a few national plans allow, fall back to an ordinary Set.
+// memory of a Map: E.164 digits (up to 15, exact in a double) in an open-addressing
+// table on a Float64Array, with the line each number was first seen on beside it in a
+// Uint32Array: 24 bytes per number (at the table's load of 1/2) instead of ~100. Longer
+// numbers, which a few national plans allow, fall back to an ordinary Map.
 
 const EMPTY = 0; // no E.164 number is 0
 
-/** Remembers E.164 numbers; `add` says whether the number was new. */
+/** Remembers E.164 numbers and where each was first seen. */
 export class PhoneSet {
   private table = new Float64Array(1 << 16);
+  private lines = new Uint32Array(1 << 16);
   private mask = (1 << 16) - 1;
   private count = 0;
-  private readonly long = new Set<string>();
+  private readonly long = new Map<string, number>();
 
   /** Adds `e164`; returns false when it was already there. */
   add(e164: string): boolean {
+    return this.addAt(e164, 0) === undefined;
+  }
+
+  /** Adds `e164` as seen on `line`; returns undefined when it is new, else the line it was first added with. */
+  addAt(e164: string, line: number): number | undefined {
     if (e164.length > 16) {
-      if (this.long.has(e164)) return false;
-      this.long.add(e164);
-      return true;
+      const first = this.long.get(e164);
+      if (first !== undefined) return first;
+      this.long.set(e164, line);
+      return undefined;
     }
-    const value = Number(e164.slice(1));
-    if (this.insert(value)) {
-      if (++this.count * 2 > this.table.length) this.grow();
-      return true;
-    }
-    return false;
+    const first = this.insert(Number(e164.slice(1)), line);
+    if (first === undefined && ++this.count * 2 > this.table.length) this.grow();
+    return first;
   }
 
   /** How many numbers are held. */
@@ -32,25 +37,28 @@ export class PhoneSet {
     return this.count + this.long.size;
   }
 
-  private insert(value: number): boolean {
+  private insert(value: number, line: number): number | undefined {
     const table = this.table;
     let i = hash(value) & this.mask;
     for (;;) {
       const slot = table[i];
       if (slot === EMPTY) {
         table[i] = value;
-        return true;
+        this.lines[i] = line;
+        return undefined;
       }
-      if (slot === value) return false;
+      if (slot === value) return this.lines[i];
       i = (i + 1) & this.mask;
     }
   }
 
   private grow(): void {
     const old = this.table;
+    const oldLines = this.lines;
     this.table = new Float64Array(old.length * 2);
+    this.lines = new Uint32Array(old.length * 2);
     this.mask = this.table.length - 1;
-    for (const value of old) if (value !== EMPTY) this.insert(value);
+    for (let i = 0; i < old.length; i++) if (old[i] !== EMPTY) this.insert(old[i]!, oldLines[i]!);
   }
 }
 

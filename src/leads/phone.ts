@@ -1,6 +1,7 @@
-import { isSupportedCountry, parsePhoneNumberWithError, ParseError, PhoneNumber, getCountryCallingCode, validatePhoneNumberLength, type CountryCode, type E164Number } from 'libphonenumber-js';
+import { isSupportedCountry, isValidPhoneNumber, parsePhoneNumberWithError, ParseError, PhoneNumber, getCountryCallingCode, validatePhoneNumberLength, type CountryCode, type E164Number } from 'libphonenumber-js';
 
-export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+/** `needsCountry`: a national number read without a country (the reason's hint is the lead file's; a command names its own). */
+export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string; needsCountry?: true };
 
 // Only what people type into a phone column: digits and the usual separators. Without
 // this check libphonenumber would happily dig a number out of "call me at +49 …".
@@ -24,7 +25,7 @@ export function normalisePhone(text: string, defaultCountry?: string): PhoneResu
   let country: CountryCode | undefined;
   if (!international) {
     const wanted = defaultCountry?.trim().toUpperCase();
-    if (!wanted) return { ok: false, reason: 'national number without a country: add a country column or default_country' };
+    if (!wanted) return { ok: false, reason: 'national number without a country: add a country column or default_country', needsCountry: true };
     if (!isSupportedCountry(wanted)) return { ok: false, reason: `unknown country "${wanted}"` };
     country = wanted;
     if (getCountryCallingCode(country) === '1') {
@@ -90,6 +91,15 @@ function fastNanpNational(text: string): string | undefined {
   const digits = text.replace(/[\s().\-/]/g, '');
   if (!/^[2-9]\d{9}$/.test(digits)) return undefined;
   return fastInternational(`+1${digits}`);
+}
+
+/**
+ * True when the E.164 number is in a range its country has assigned (stricter than the
+ * import's "possible": a tie-breaker between readings of one national number, never a
+ * reason to refuse one, as test ranges such as +1 555 are not assigned).
+ */
+export function isAssignedNumber(e164: string): boolean {
+  return isValidPhoneNumber(e164);
 }
 
 /** True when `text` is already a canonical E.164 number (what the store keeps). */

@@ -12,7 +12,8 @@ import { WorkbookError } from './xlsx.js';
 //
 // Decisions:
 // - Variables keep the header's spelling (trimmed) unless the mapping renames them.
-//   `country` is also passed on as a variable.
+//   A column taken for a role (the country column too) is not a variable unless the
+//   mapping names it as one.
 // - A bad primary number or a bad `timezone` makes the row invalid (with its reason).
 // - A bad secondary number does not: it is dropped and named in `warnings`, because the
 //   primary contact is still worth calling. A secondary equal to the primary or to an

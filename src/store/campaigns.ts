@@ -105,3 +105,14 @@ export async function completeRunningCampaign(db: Kysely<Database>, id: number, 
 export function storedCampaignConfig(row: CampaignRow): CampaignConfig {
   return JSON.parse(row.config_json) as CampaignConfig;
 }
+
+/**
+ * The default_country of the campaigns in the store (as last loaded from their files),
+ * upper-cased, each once, in campaign-name order: the countries their national numbers
+ * were read in.
+ */
+export async function campaignDefaultCountries(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('campaigns').select('config_json').orderBy('name').execute();
+  const countries = rows.map((r) => (JSON.parse(r.config_json) as Partial<CampaignConfig>).defaultCountry?.trim().toUpperCase()).filter((c): c is string => !!c);
+  return [...new Set(countries)];
+}

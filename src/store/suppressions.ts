@@ -62,6 +62,17 @@ export async function syncSuppressions(db: Kysely<Database>, numbers: Iterable<s
   });
 }
 
+/**
+ * The list as syncSuppressions(db, fileNumbers) would leave it, without writing: the rows
+ * other sources added, and the file's numbers. Without `fileNumbers`, the list as it is.
+ */
+export async function suppressionsAfterSync(db: Kysely<Database>, fileNumbers?: Iterable<string>): Promise<Set<string>> {
+  const rows = await db.selectFrom('suppressions').select(['phone_number', 'source']).execute();
+  const list = new Set(rows.filter((r) => !fileNumbers || r.source !== FILE_SOURCE).map((r) => r.phone_number));
+  for (const n of fileNumbers ?? []) list.add(n);
+  return list;
+}
+
 /** True when the number (E.164) is on the do-not-call list. */
 export async function isSuppressed(db: Kysely<Database>, phone: string): Promise<boolean> {
   const row = await db.selectFrom('suppressions').select('phone_number').where('phone_number', '=', phone).executeTakeFirst();

@@ -72,3 +72,62 @@ it('imports awkward values intact, writes nothing on --dry-run, and adds nothing
   expect(JSON.parse(again.stdout)).toMatchObject({ accepted: 0, unchanged: NOTES.length, invalid: 1 });
   expect(await readLeads()).toEqual(stored);
 });
+
+it('counts on --dry-run exactly what the import then does, field by field, with every outcome (suppressed by the file and by the store)', async () => {
+  fs.appendFileSync(path.join(dir, 'campaignd.yaml'), 'suppression_file: ./dnc.txt\n');
+  fs.writeFileSync(path.join(dir, 'dnc.txt'), '+15555550201\n+15555550203\n');
+  const importArgs = ['leads', 'import', 'leads.csv', '--campaign', 'spring', '--config', 'campaignd.yaml', '--json'];
+  fs.writeFileSync(path.join(dir, 'leads.csv'), 'phone_number,name,secondary_phone_number_1\n+15555550300,Ada,\n+15555550301,Ben,\n12345,Bad,\n');
+  const first = await campaignd(importArgs);
+  expect(first.code, first.stderr).toBe(0);
+  // On the list in the store only (not in the file): the dry run must see it too.
+  const suppress = await campaignd(['suppress', 'add', '+15555550202', '--config', 'campaignd.yaml']);
+  expect(suppress.code, suppress.stderr).toBe(0);
+  // Taken out of the file: the import's sync takes it off the list before judging rows.
+  fs.writeFileSync(path.join(dir, 'dnc.txt'), '+15555550201\n');
+  fs.writeFileSync(
+    path.join(dir, 'leads.csv'),
+    [
+      'phone_number,name,secondary_phone_number_1',
+      '+15555550300,Ada again,', // 2: updated
+      '+15555550301,Ben,', // 3: unchanged
+      '+15555550302,Fixed,', // 4: was invalid, replaces its placeholder: accepted
+      '+15555550303,Dev,', // 5: accepted
+      '+15555550201,File,', // 6: suppressed by the file
+      '+15555550202,Cli,', // 7: suppressed by the store's list
+      '+15555550203,Gone,', // 8: off the list now: accepted
+      '+15555550303,Dev again,', // 9: duplicate of line 5
+      'not a number,X,', // 10: invalid
+      '+15555550304,Eve,123', // 11: accepted, its secondary skipped
+      '',
+    ].join('\n'),
+  );
+  const snapshot = async (): Promise<unknown> => {
+    const handle = await target.open();
+    try {
+      return {
+        leads: await handle.db.selectFrom('leads').select(['phone_number', 'state', 'variables_json']).orderBy('id').execute(),
+        suppressions: await handle.db.selectFrom('suppressions').select(['phone_number', 'source']).orderBy('phone_number').execute(),
+      };
+    } finally {
+      await handle.close();
+    }
+  };
+  const before = await snapshot();
+
+  const dry = await campaignd([...importArgs, '--dry-run']);
+  expect(dry.code, dry.stderr).toBe(0);
+  const human = await campaignd([...importArgs.filter((a) => a !== '--json'), '--dry-run']);
+  expect(human.code, human.stderr).toBe(0);
+  expect(await snapshot()).toEqual(before);
+  const real = await campaignd(importArgs);
+  expect(real.code, real.stderr).toBe(0);
+
+  const { dryRun: dryFlag, preview, ...dryCounts } = JSON.parse(dry.stdout) as Record<string, unknown>;
+  const { dryRun: realFlag, ...realCounts } = JSON.parse(real.stdout) as Record<string, unknown>;
+  expect([dryFlag, realFlag, Array.isArray(preview)]).toEqual([true, false, true]);
+  expect(realCounts).toMatchObject({ read: 10, accepted: 4, updated: 1, unchanged: 1, duplicates: 1, invalid: 1, suppressed: 2, warnings: 1 });
+  expect(dryCounts).toEqual(realCounts);
+  expect(human.stdout).toContain('would import 6 of 10 rows');
+  expect(human.stdout).toContain('line 9: +15555550303 duplicates line 5');
+});

@@ -67,7 +67,7 @@ describe('campaignd leads import', () => {
     const run = await campaignd(['leads', 'import', 'leads.csv', '--campaign', 'spring', '--config', 'campaignd.yaml']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Imported leads.csv into campaign "spring": 5 rows');
+    expect(run.stdout).toContain('Imported leads.csv into campaign "spring": 2 of 5 rows');
     expect(run.stdout).toMatch(/ 2 {2}accepted \(new leads\)/);
     expect(run.stdout).toMatch(/ 1 {2}duplicates/);
     expect(run.stdout).toMatch(/ 1 {2}suppressed/);
@@ -144,7 +144,7 @@ describe('campaignd leads import', () => {
     const preview = await campaignd(['leads', 'import', 'kunden.csv', '--campaign', 'spring', '--config', 'campaignd.yaml', '--dry-run']);
     expect(preview.stderr).toBe('');
     expect(preview.code).toBe(0);
-    expect(preview.stdout).toContain('Dry run, nothing written: kunden.csv into campaign "spring" would import 3 rows');
+    expect(preview.stdout).toContain('Dry run, nothing written: kunden.csv into campaign "spring" would import 1 of 3 rows');
     expect(preview.stdout).toContain('Read as CSV: Windows-1252, semicolon-separated');
     expect(preview.stdout).toContain('Columns: phone_number ← "Telefon" (recognised), timezone ← "Zeitzone" (recognised)');
     expect(preview.stdout).toMatch(/ 1 {2}accepted \(new leads\)/);
@@ -181,6 +181,14 @@ describe('campaignd leads import', () => {
     } finally {
       await h.close();
     }
+  });
+
+  it('shows a column taken for the country under Columns only, not also under Variables', async () => {
+    fs.writeFileSync(path.join(dir, 'kunden.csv'), 'Telefon,Vorname,Land\n030 1234567,Jürgen,DE\n(415) 555-0101,Ada,US\n');
+    const preview = await campaignd(['leads', 'import', 'kunden.csv', '--campaign', 'spring', '--config', 'campaignd.yaml', '--dry-run']);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(preview.stdout).toContain('Columns: phone_number ← "Telefon" (recognised), country ← "Land" (recognised)\nVariables: Vorname\n');
+    expect(preview.stdout).toContain('line 3: +14155550101, variables {"Vorname":"Ada"}');
   });
 
   it('imports the sheet named by --sheet of a real .xlsx, with --map and lead_columns, numbers stored as numbers kept exact', async () => {

@@ -79,6 +79,8 @@ describe('importLeads', () => {
     });
     expect(summary.samples).toEqual([
       { line: 4, message: '12345: national number without a country: add a country column or default_country' },
+      // The repeated row names the row it repeats.
+      { line: 5, message: '+15555550100 duplicates line 2' },
       { line: 6, message: '+15555550102: unknown timezone "Nowhere/Zone"' },
     ]);
     const rows = await leads();

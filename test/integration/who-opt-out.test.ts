@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { readNumberList, suppressCommand } from '../../src/cli/suppress.js';
+import { normalisePhone } from '../../src/leads/phone.js';
 import { testDatabaseTarget, type TestDatabaseTarget } from '../helpers/test-store.js';
 import { explainNumber } from '../../src/explain/explain.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
@@ -116,8 +117,9 @@ describe('campaignd suppress', () => {
 
     expect((await run(['remove', '+12025550101'], dir)).out).toContain('1 removed');
     expect(JSON.parse((await run(['list', '--json'], dir)).out).numbers).toHaveLength(2);
-    const bad = await run(['add', 'nope'], dir).catch((e: Error) => e);
-    expect(String(bad)).toContain('"nope" is not a phone number');
+    const bad = await run(['add', 'nope'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe('"nope" is not a phone number campaignd can read: not a phone number\n');
 
     const check = await target.open({ readonly: true });
     const leadRow = await check.db.selectFrom('leads').select(['state', 'next_due_at']).executeTakeFirstOrThrow();
@@ -127,6 +129,6 @@ describe('campaignd suppress', () => {
 
   it('reads plain lists and headed CSVs alike', () => {
     expect(readNumberList('+12025550101\n# comment\n\n+12025550102 \n')).toEqual({ numbers: ['+12025550101', '+12025550102'], problems: [] });
-    expect(readNumberList('Phone;Name\n2025550103;A\nx;B\n', 'US')).toEqual({ numbers: ['+12025550103'], problems: [{ line: 3, text: 'x', reason: 'not a phone number' }] });
+    expect(readNumberList('Phone;Name\n2025550103;A\nx;B\n', (cell) => normalisePhone(cell, 'US'))).toEqual({ numbers: ['+12025550103'], problems: [{ line: 3, text: 'x', reason: 'not a phone number' }] });
   });
 });

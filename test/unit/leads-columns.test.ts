@@ -8,7 +8,7 @@ describe('planColumns without a mapping', () => {
     expect(plan.timezone).toBe(2);
     expect(plan.country).toBe(5);
     expect(plan.secondary.map((s) => s.name)).toEqual(['secondary_phone_number_1', 'secondary_phone_number_2']);
-    expect(plan.variables.map((v) => v.name)).toEqual(['first_name', 'country']);
+    expect(plan.variables.map((v) => v.name)).toEqual(['first_name']);
     expect(plan.choice.phone_number).toEqual({ column: 'phone_number', how: 'named' });
   });
 
@@ -20,10 +20,20 @@ describe('planColumns without a mapping', () => {
       expect(plan.choice.phone_number.how).toBe(header === 'Phone_Number' ? 'named' : 'recognised');
       expect(plan.choice.timezone).toEqual({ column: 'TZ', how: 'recognised' });
       expect(plan.choice.country).toEqual({ column: 'Land', how: 'recognised' });
-      // The country is passed on as a variable too; the phone and zone are not.
-      expect(plan.variables.map((v) => v.name)).toEqual(['Name', 'Land']);
+      // A column taken for a role is not also a variable.
+      expect(plan.variables.map((v) => v.name)).toEqual(['Name']);
+      expect(plan.choice.variables).toEqual({ Name: 'Name' });
     },
   );
+
+  it('passes a column taken for a role on as a variable when the mapping names it as one', () => {
+    const plan = planColumns(['Phone', 'Land', 'Vorname'], { variables: { country: 'Land' } });
+    expect(plan.choice.country).toEqual({ column: 'Land', how: 'recognised' });
+    expect(plan.variables).toEqual([
+      { index: 1, name: 'country' },
+      { index: 2, name: 'Vorname' },
+    ]);
+  });
 
   it('refuses two phone-like columns, listing them and the mapping to write', () => {
     expect(() => planColumns(['Name', 'Phone', 'Mobile'])).toThrow(ColumnError);

@@ -38,3 +38,16 @@ describe('PhoneSet', () => {
     expect(set.size).toBe(100_000);
   });
 });
+
+describe('PhoneSet.addAt', () => {
+  it('gives the line a number was first added with, through growth and for long numbers', () => {
+    const set = new PhoneSet();
+    const numbers = Array.from({ length: 100_000 }, (_, i) => `+1555${String(1_000_000 + i)}`);
+    numbers.forEach((n, i) => expect(set.addAt(n, i + 2)).toBeUndefined());
+    expect(set.addAt('+4930123456789012', 7)).toBeUndefined();
+    expect(set.addAt(numbers[0]!, 200_000)).toBe(2);
+    expect(set.addAt(numbers[99_999]!, 200_001)).toBe(100_001);
+    expect(set.addAt('+4930123456789012', 9)).toBe(7);
+    expect(set.size).toBe(100_001);
+  });
+});

@@ -51,8 +51,8 @@ describe('readLeadCsv', () => {
   it('reads national numbers with default_country, and a country column wins per row', async () => {
     const rows = await read('phone_number,country\n030 1234567,\n(555) 555-0123,US\n030 7654321,XX\n', { defaultCountry: 'DE' });
     expect(rows.map((r) => (r.ok ? r.lead.phoneNumber : r.reason))).toEqual(['+49301234567', '+15555550123', 'unknown country "XX"']);
-    // country is also a variable for the assistant.
-    expect(rows[1]?.ok && rows[1].lead.variables).toEqual({ country: 'US' });
+    // The country column is read for the number, not passed on as a variable.
+    expect(rows[1]?.ok && rows[1].lead.variables).toEqual({});
   });
 
   it('makes a row with an unknown timezone invalid', async () => {

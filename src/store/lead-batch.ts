@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
+import type { StagedLead } from './lead-copy.js';
+import { insertNewLeads, leadInserts } from './lead-insert.js';
+import type { Database } from './types.js';
+
+// How one batch of a lead import reaches the store: one transaction per batch, its new
+// leads by COPY on PostgreSQL (lead-copy.ts, on a connection of the store's pool taken for
+// that transaction only: the daemon's engine shares that pool of one) and by multi-row
+// INSERT on SQLite (lead-insert.ts). The import (src/leads/import.ts) decides what each row
+// becomes and runs its reads and updates in the batch's transaction; it never sees which.
+
+/** Rows per transaction when the caller does not say: PostgreSQL pays round trips per batch (10,000 went no faster and took the command to 272 MB). */
+export function defaultImportBatchRows(db: Kysely<Database>): number {
+  return isPostgres(db) ? 5_000 : 2000;
+}
+
+/** A batch's turn to take lead ids, so that batches written side by side keep the file's order (src/leads/write-window.ts hands them out). */
+export interface IdTurn {
+  previous: Promise<void>;
+  done(): void;
+}
+
+/** Writes the new leads of the batch, in its transaction. */
+export type InsertLeads = (leads: readonly StagedLead[]) => Promise<void>;
+
+export interface LeadBatchWriter {
+  /**
+   * Runs `fn` in one transaction and returns what it returns. On PostgreSQL a batch that
+   * lost a lock conflict is rolled back whole by the server and run again: `fn` must count
+   * what it finds apart and return it, so that the caller adds it once, after the commit.
+   */
+  run<T>(idTurn: IdTurn, fn: (trx: Kysely<Database>, insert: InsertLeads) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The writer of one import into one campaign. `readOnly` (a dry run): plain transactions on
+ * `db`, whose `insert` must not be called.
+ */
+export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: number; sourceFile: string; now: number; readOnly?: boolean }): LeadBatchWriter {
+  const inserts = leadInserts();
+  const { campaignId, sourceFile, now } = fields;
+  const viaInsert = async <T>(fn: (trx: Kysely<Database>, insert: InsertLeads) => Promise<T>): Promise<T> =>
+    db.transaction().execute((trx) =>
+      fn(trx, async (leads) => {
+        if (fields.readOnly) throw new Error('lead import: a dry run writes no lead');
+        await insertNewLeads(trx, inserts, leads, { campaignId, sourceFile, now });
+      }),
+    );
+  return {
+    async run(idTurn, fn) {
+      try {
+        // Loaded only there: SQLite needs nothing of pg.
+        if (!fields.readOnly && isPostgres(db)) {
+          const { hasPgClient, withPgClient } = await import('./postgres.js');
+          if (hasPgClient(db)) {
+            const { copyNewLeads } = await import('./lead-copy.js');
+            for (let attempt = 1; ; attempt++) {
+              try {
+                return await withPgClient(db, (client, clientDb) =>
+                  clientDb.transaction().execute((trx) => fn(trx, (leads) => copyNewLeads(client, trx, leads, { campaignId, sourceFile, now, idTurn }))),
+                );
+              } catch (err) {
+                // Two writers (or a writer and the daemon) that met on the counter rows in
+                // opposite orders: the server rolled this batch back whole; run it again.
+                if (attempt >= BATCH_ATTEMPTS || !isLockConflict(err)) throw err;
+              }
+            }
+          }
+        }
+        return await viaInsert(fn);
+      } finally {
+        // Whatever happened, the next batch may take its ids.
+        idTurn.done();
+      }
+    },
+  };
+}
+
+/** Tries of one PostgreSQL batch that lost a lock conflict. */
+const BATCH_ATTEMPTS = 3;
+
+/** PostgreSQL's deadlock_detected and lock_not_available (lock_timeout). */
+function isLockConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '55P03';
+}
