@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DashboardExposureError, startApp } from '../app.js';
-import { ConfigUnreadableError, daemonConfigHasErrors, loadConfig } from '../config/load.js';
+import { ConfigUnreadableError, daemonConfigHasErrors, daemonFileErrors, loadConfig } from '../config/load.js';
+import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
 import { readToken } from '../config/token.js';
 import type { LoadedConfig } from '../config/types.js';
@@ -56,7 +57,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   let token: string | undefined;
   let tokenProblem: string | undefined;
   const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
-  const dashboardToken = daemon.http.dashboardTokenEnv === undefined ? undefined : io.env[daemon.http.dashboardTokenEnv] || undefined;
+  const dashboardToken = dashboardTokenOf(daemon, io.env);
   const logger =
     hooks.logger ??
     createLogger({
@@ -184,9 +185,12 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
     }
     throw err;
   }
-  if (daemonConfigHasErrors(config)) {
-    io.stderr.write(`${formatProblems(config.problems.filter((p) => p.severity === 'error'))}\n`);
-    throw new CliError(`the daemon config ${configPath} has errors (see above; "campaignd validate" lists them all)`, EXIT.usage);
+  // The same checks `validate` makes (start-checks.ts): whatever stops the start here is listed there.
+  const refusals = [...(daemonConfigHasErrors(config) ? daemonFileErrors(config) : []), ...(await startProblems(config, io.env))];
+  if (refusals.length > 0) {
+    io.stderr.write(`${formatProblems(refusals, { cwd: io.cwd })}\n`);
+    const code = refusals.every(isDatabaseRefusal) ? EXIT.database : EXIT.usage;
+    throw new CliError(`the daemon cannot start with ${configPath} (see above; "campaignd validate" lists every problem)`, code);
   }
   return config;
 }

@@ -7,6 +7,7 @@ import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import { checkOnline, type OutboundAssistantLister } from '../config/online-check.js';
 import { readToken } from '../config/token.js';
+import { startProblems } from '../config/start-checks.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
 import { previewCampaigns, renderPreview, type CampaignPreview } from '../explain/preview.js';
@@ -63,6 +64,8 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
     if (summary) leadFiles.push(summary);
   }
   problems.push(...(await checkSuppressionFile(loaded.daemon)));
+  // Exactly what `run` refuses to start with besides the files' own errors (start-checks.ts).
+  problems.push(...(await startProblems(loaded, io.env)));
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);

@@ -74,13 +74,18 @@ export async function loadConfig(configPath: string, env: Record<string, string 
     if (r.campaign && !hasErrors(r.problems)) campaigns.push(r.campaign);
     else brokenCampaigns.push({ name: r.name, file: r.file });
   }
-  return { daemon, campaigns, problems, brokenCampaigns };
+  return { daemon, campaigns, problems, brokenCampaigns, daemonSource: { locate: parsed.locate } };
 }
 
 /** Whether the daemon file itself (or the environment) has errors, so the daemon must not start. */
 export function daemonConfigHasErrors(loaded: LoadedConfig): boolean {
+  return daemonFileErrors(loaded).length > 0;
+}
+
+/** The errors of the daemon file itself (and of the environment), which stop the daemon; a broken campaign file stops only its campaign. */
+export function daemonFileErrors(loaded: LoadedConfig): ConfigProblem[] {
   const campaignFiles = new Set([...loaded.campaigns.map((c) => c.file), ...loaded.brokenCampaigns.map((b) => b.file)]);
-  return loaded.problems.some((p) => p.severity === 'error' && !campaignFiles.has(p.file));
+  return loaded.problems.filter((p) => p.severity === 'error' && !campaignFiles.has(p.file));
 }
 
 async function listCampaignFiles(dir: string, sink: ProblemSink): Promise<string[]> {

@@ -3,6 +3,7 @@
 
 import type { LeadColumns } from '../leads/columns.js';
 import type { CallingPolicy } from '../rules/types.js';
+import type { ParsedSource } from './source.js';
 
 /** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
 export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
@@ -106,4 +107,6 @@ export interface LoadedConfig {
   problems: ConfigProblem[];
   /** Campaign names (or file names) that are broken and will not run. */
   brokenCampaigns: { name: string; file: string }[];
+  /** Positions in the daemon file, for checks made after loading (start-checks.ts). */
+  daemonSource?: Pick<ParsedSource, 'locate'>;
 }
