@@ -50,6 +50,8 @@ export interface AppOptions {
   databaseFile?: string;
   /** Why there is no usable token (no file, empty…), reread after SIGHUP; undefined when fine. */
   tokenProblem?: () => string | undefined;
+  /** Where the token is read from (token-source.ts's encoding), written with each heartbeat for `status`. */
+  tokenSource?: () => string;
   /** The rate budget's counters, written with each heartbeat for `status` (a separate process). */
   apiCounters?: () => ApiCounters;
   /** The dashboard token (read from the variable http.dashboard_token_env names); undefined: none. */
@@ -280,6 +282,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         now: clock.now(),
         apiStatus: problem ? 'token-rejected' : api.api,
         apiDetail: problem ?? api.apiDetail,
+        ...(opts.tokenSource ? { tokenSource: opts.tokenSource() } : {}),
         ...(opts.apiCounters ? { api: opts.apiCounters() } : {}),
       });
     };

@@ -4,6 +4,7 @@ import { ConfigUnreadableError, daemonConfigHasErrors, daemonFileErrors, loadCon
 import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
 import { readToken } from '../config/token.js';
+import { encodeTokenSource, tokenAdvice, type TokenSource } from '../config/token-source.js';
 import type { LoadedConfig } from '../config/types.js';
 import { engineClientFrom } from '../engine/service-port.js';
 import { createMetrics } from '../http/metrics.js';
@@ -56,6 +57,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
 
   let token: string | undefined;
   let tokenProblem: string | undefined;
+  let tokenSource: TokenSource | undefined;
   const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
   const dashboardToken = dashboardTokenOf(daemon, io.env);
   const logger =
@@ -69,7 +71,8 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     const read = await readToken(daemon, io.env);
     token = read.token;
     tokenProblem = read.problem;
-    if (tokenProblem) logger.error({ problem: tokenProblem }, 'no usable API token: dialing waits until one is provided (then send SIGHUP)');
+    tokenSource = read.source;
+    if (tokenProblem) logger.error({ problem: tokenProblem }, `no usable API token: dialing waits until there is one; ${tokenAdvice(read.source)}`);
   };
   await readTokenNow();
   for (const p of config.problems) {
@@ -106,6 +109,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       version: await version(),
       metrics,
       tokenProblem: () => tokenProblem,
+      tokenSource: () => encodeTokenSource(tokenSource!),
       dashboardToken,
       apiCounters: () => {
         const b = service.budget.stats();

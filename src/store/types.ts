@@ -158,6 +158,8 @@ export interface DaemonsTable {
   api_requests_sent: Generated<number>;
   api_rate_limited: Generated<number>;
   budget_wait_ms: Generated<number>;
+  /** Where this daemon reads its API token, `file:PATH` or `env:NAME` (migration 0011); never the token. */
+  token_source: Generated<string | null>;
 }
 
 /** The active instance's lease (src/store/lease.ts): one row, id 1. */
