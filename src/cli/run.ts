@@ -7,6 +7,7 @@ import { readToken } from '../config/token.js';
 import { encodeTokenSource, tokenAdvice, type TokenSource } from '../config/token-source.js';
 import type { LoadedConfig } from '../config/types.js';
 import { engineClientFrom } from '../engine/service-port.js';
+import { registerWebhook } from '../lifecycle/register-webhook.js';
 import { createMetrics } from '../http/metrics.js';
 import { DatabaseInUseError } from '../lifecycle/daemon-row.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -122,6 +123,16 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
+  // webhook.register: the assistants' webhook_url points here, at start and after each SIGHUP.
+  const registerWebhookNow = async (current: LoadedConfig): Promise<void> => {
+    if (!current.daemon.webhook.register || app.httpPort === null) return;
+    if (!token) {
+      logger.warn('webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
+      return;
+    }
+    await registerWebhook({ client: service, config: current, boundPort: app.httpPort, secret: webhookSecret(), logger });
+  };
+  await registerWebhookNow(config);
   hooks.onStarted?.({ httpPort: app.httpPort });
   logger.info({ version: await version(), campaigns: config.campaigns.map((c) => c.name), pid: process.pid }, 'campaignd running');
 
@@ -156,6 +167,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
           for (const p of fresh.problems.filter((x) => x.severity === 'error')) logger.error({ file: p.file, line: p.line, field: p.field }, p.message);
           await app.reload(fresh);
           await app.engine.tokenChanged();
+          await registerWebhookNow(fresh);
           logger.info('reload done');
         } catch (err) {
           logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the previous configuration stays in force');
@@ -190,7 +202,9 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
     throw err;
   }
   // The same checks `validate` makes (start-checks.ts): whatever stops the start here is listed there.
-  const refusals = [...(daemonConfigHasErrors(config) ? daemonFileErrors(config) : []), ...(await startProblems(config, io.env))];
+  const checks = await startProblems(config, io.env);
+  const refusals = [...(daemonConfigHasErrors(config) ? daemonFileErrors(config) : []), ...checks.filter((p) => p.severity === 'error')];
+  for (const p of checks.filter((x) => x.severity === 'warning')) io.stderr.write(`${formatProblems([p], { cwd: io.cwd })}\n`);
   if (refusals.length > 0) {
     io.stderr.write(`${formatProblems(refusals, { cwd: io.cwd })}\n`);
     const code = refusals.every(isDatabaseRefusal) ? EXIT.database : EXIT.usage;

@@ -58,6 +58,7 @@ export async function startProblems(loaded: LoadedConfig, env: Record<string, st
   const sink = new ProblemSink(daemon.file, loaded.daemonSource);
   const exposed = dashboardExposure(daemon.http, dashboardTokenOf(daemon, env));
   if (exposed) sink.error(exposed.field.split('.'), exposed.message, { hint: exposed.hint });
+  webhookRegistration(daemon, sink);
   try {
     await storePassword(daemon.database, env, daemon.databasePasswordFile);
   } catch (err) {
@@ -66,6 +67,28 @@ export async function startProblems(loaded: LoadedConfig, env: Record<string, st
   }
   await newerSchema(daemon.database, sink);
   return sink.problems;
+}
+
+/** webhook.register needs an address the service can reach: said before the daemon registers a wrong one. */
+function webhookRegistration(daemon: DaemonConfig, sink: ProblemSink): void {
+  if (!daemon.webhook.register || daemon.webhook.publicUrl) return;
+  if (!isLoopback(daemon.http.host)) {
+    sink.error(['webhook', 'register'], `needs webhook.public_url: http.listen is ${daemon.http.host}, which is no address the service can be given`, {
+      hint: 'set webhook.public_url to the address the service reaches this daemon at, e.g. https://campaignd.example',
+    });
+    return;
+  }
+  let serviceHost = '';
+  try {
+    serviceHost = new URL(daemon.api.baseUrl).hostname;
+  } catch {
+    return; // api.base_url has its own error
+  }
+  if (!isLoopback(serviceHost)) {
+    sink.warning(['webhook', 'register'], `the service at ${serviceHost} would be given the loopback address ${daemon.http.host}, which it cannot reach`, {
+      hint: 'set webhook.public_url to the address the service reaches this daemon at',
+    });
+  }
 }
 
 /** Problems that stop `run` as a database it must not touch (exit 3) rather than as a config (exit 2). */

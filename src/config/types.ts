@@ -33,7 +33,8 @@ export interface DaemonConfig {
   campaignsDir: string;
   /** dashboardTokenEnv: the variable holding the dashboard token (read by the composition root only). */
   http: { host: string; port: number; dashboardTokenEnv?: string };
-  webhook: { secretEnv: string };
+  /** register: point each campaign's assistant's webhook_url at this daemon (at publicUrl, else http.listen's address). */
+  webhook: { secretEnv: string; register?: boolean; publicUrl?: string };
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;
   suppressionFile?: string;

@@ -63,6 +63,14 @@ const REFUSALS: Refusal[] = [
     code: 2,
   },
   {
+    name: 'webhook.register on a non-loopback http.listen without webhook.public_url',
+    setup: (w) =>
+      edit(w, (y) => y.replace(/^ {2}listen: .+$/m, '  listen: 0.0.0.0:0\n  dashboard_token_env: CAMPAIGND_DASHBOARD_TOKEN').replace(/^database:/m, 'webhook:\n  register: true\ndatabase:')),
+    env: { CAMPAIGND_DASHBOARD_TOKEN: 'dash-E2E-do-not-print' },
+    said: /webhook\.register: needs webhook\.public_url: http\.listen is 0\.0\.0\.0/,
+    code: 2,
+  },
+  {
     name: 'a database_password_file that cannot be read',
     setup: (w) => edit(w, (y) => y.replace(/^database: .+$/m, 'database: postgres://campaignd@127.0.0.1:9/campaignd\ndatabase_password_file: ./no-such-password')),
     said: /database_password_file: cannot read database_password_file .*no-such-password: no such file/,
@@ -102,6 +110,7 @@ describe('run refuses to start only for what validate reports', () => {
       for (const text of [run.stdout, run.stderr, validate.stdout, validate.stderr]) {
         expect(text).not.toContain(SECRETS.token);
         expect(text).not.toContain(SECRETS.webhook);
+        expect(text).not.toContain('dash-E2E-do-not-print');
       }
     });
   }
