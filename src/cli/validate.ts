@@ -17,7 +17,9 @@ import { openReadStore } from './read-store.js';
 const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--preview] [--json]
 
 Checks the daemon config, every campaign file, every lead file and the do-not-call list,
-and prints every problem with its file, line and field. Works offline.
+and prints every problem with its file, line and field. Works offline. It makes every check
+\`campaignd run\` makes before starting (with this shell's environment: the dashboard token,
+the database password file, the database's schema), so "0 errors" means run starts.
 
 Options:
   --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
