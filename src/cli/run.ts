@@ -121,6 +121,8 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     await service.close();
     if (err instanceof DatabaseInUseError || err instanceof NewerSchemaError) throw new CliError(err.message, EXIT.database);
     if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
+    const listenProblem = listenFailure(err, daemon.http);
+    if (listenProblem) throw new CliError(listenProblem, EXIT.problems);
     throw err;
   }
   // webhook.register: the assistants' webhook_url points here, at start and after each SIGHUP.
@@ -211,4 +213,18 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
     throw new CliError(`the daemon cannot start with ${configPath} (see above; "campaignd validate" lists every problem)`, code);
   }
   return config;
+}
+
+/**
+ * http.listen could not be bound: one line instead of node's stack. Not a check `validate`
+ * can make (beside a running daemon the port is rightly taken), and exit 1, not 2: a port
+ * that frees up lets a supervisor's next restart succeed.
+ */
+function listenFailure(err: unknown, http: { host: string; port: number }): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  const where = `http.listen ${http.host.includes(':') ? `[${http.host}]` : http.host}:${http.port}`;
+  if (code === 'EADDRINUSE') return `${where}: the address is in use by another program (another campaignd?): stop it, or set http.listen to a free port`;
+  if (code === 'EACCES') return `${where}: permission denied (ports below 1024 need privileges): use a port from 1024 up`;
+  if (code === 'EADDRNOTAVAIL') return `${where}: no interface of this machine has that address: use 127.0.0.1, 0.0.0.0 or one of its addresses`;
+  return null;
 }

@@ -1,9 +1,11 @@
 // Every reason `campaignd run` refuses to start is one `campaignd validate` reports: both
 // call the same checks (src/config/start-checks.ts), and here both run through the bin on
 // the same workspace. Each problem line run prints must appear, word for word, among
-// validate's. Not config, and so not here: a database a running daemon holds (validate is
-// made to run beside the daemon) and a port taken by another program.
+// validate's. Not config, and so not validate's: a database a running daemon holds and a
+// port taken by another program (validate is made to run beside the daemon, which holds
+// both); run says the port in one line (last test).
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,6 +116,20 @@ describe('run refuses to start only for what validate reports', () => {
       }
     });
   }
+
+  it('a port another program holds: not config (validate beside the daemon sees it held), so run says it in one line, exit 1', async () => {
+    ws = await workspace();
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(ws!.httpPort, '127.0.0.1', resolve));
+    try {
+      const run = await runCampaignd(['run', '--config', ws.configPath], daemonEnv());
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`campaignd run: http.listen 127.0.0.1:${ws.httpPort}: the address is in use by another program (another campaignd?): stop it, or set http.listen to a free port\n`);
+      expect(run.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
 
   it('a config that cannot be read: both exit 2 with the same words', async () => {
     ws = await workspace();
