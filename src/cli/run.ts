@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DashboardExposureError, startApp } from '../app.js';
-import { ConfigUnreadableError, daemonConfigHasErrors, daemonFileErrors, loadConfig } from '../config/load.js';
+import { ConfigUnreadableError, daemonFileErrors, loadConfig } from '../config/load.js';
 import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
 import { readToken } from '../config/token.js';
@@ -205,7 +205,7 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
   }
   // The same checks `validate` makes (start-checks.ts): whatever stops the start here is listed there.
   const checks = await startProblems(config, io.env);
-  const refusals = [...(daemonConfigHasErrors(config) ? daemonFileErrors(config) : []), ...checks.filter((p) => p.severity === 'error')];
+  const refusals = [...daemonFileErrors(config), ...checks.filter((p) => p.severity === 'error')];
   for (const p of checks.filter((x) => x.severity === 'warning')) io.stderr.write(`${formatProblems([p], { cwd: io.cwd })}\n`);
   if (refusals.length > 0) {
     io.stderr.write(`${formatProblems(refusals, { cwd: io.cwd })}\n`);
