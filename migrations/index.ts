@@ -10,6 +10,7 @@ import * as m0008 from './0008_ha_lease.js';
 import * as m0009 from './0009_primary_not_in_contacts.js';
 import * as m0010 from './0010_counter_lock_order.js';
 import * as m0011 from './0011_daemon_max_calls.js';
+import * as m0012 from './0012_daemon_token_source.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
 export interface Migration {
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0009_primary_not_in_contacts': m0009,
   '0010_counter_lock_order': m0010,
   '0011_daemon_max_calls': m0011,
+  '0012_daemon_token_source': m0012,
 };

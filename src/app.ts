@@ -23,7 +23,8 @@ import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
 import { startDaemonHooks } from './hooks/wire.js';
 import { createDashboard } from './dashboard/routes.js';
-import { createGuard, exposureProblem } from './dashboard/guard.js';
+import { createGuard } from './dashboard/guard.js';
+import { dashboardExposure } from './config/start-checks.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -49,6 +50,8 @@ export interface AppOptions {
   databaseFile?: string;
   /** Why there is no usable token (no file, empty…), reread after SIGHUP; undefined when fine. */
   tokenProblem?: () => string | undefined;
+  /** Where the token is read from (token-source.ts's encoding), written with each heartbeat for `status`. */
+  tokenSource?: () => string;
   /** The rate budget's counters, written with each heartbeat for `status` (a separate process). */
   apiCounters?: () => ApiCounters;
   /** The dashboard token (read from the variable http.dashboard_token_env names); undefined: none. */
@@ -85,8 +88,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const daemon = opts.config.daemon;
   const metrics = opts.metrics ?? createMetrics();
   if (opts.http !== false) {
-    const exposed = exposureProblem({ host: daemon.http.host, tokenEnv: daemon.http.dashboardTokenEnv, token: opts.dashboardToken, configFile: daemon.file });
-    if (exposed) throw new DashboardExposureError(exposed);
+    // `run` refused this already (config/start-checks.ts); kept for every other caller of startApp.
+    const exposed = dashboardExposure(daemon.http, opts.dashboardToken);
+    if (exposed) throw new DashboardExposureError(`${daemon.file}: ${exposed.field}: ${exposed.message} — ${exposed.hint}`);
   }
   const store: DatabaseHandle = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
@@ -280,6 +284,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         now: clock.now(),
         apiStatus: problem ? 'token-rejected' : api.api,
         apiDetail: problem ?? api.apiDetail,
+        ...(opts.tokenSource ? { tokenSource: opts.tokenSource() } : {}),
         ...(opts.apiCounters ? { api: opts.apiCounters() } : {}),
       });
     };

@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { parseDocument } from 'yaml';
-import { createLogger, silentLogger } from '../log/logger.js';
-import { createServiceClient } from '../service/client.js';
+import { createLogger } from '../log/logger.js';
 import { startSimulator } from '../simulator/server.js';
 import { openDatabase } from '../store/database.js';
 import { collectStatus } from '../status/collect.js';
@@ -89,8 +88,8 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
 
   let exitCode: number = EXIT.problems;
   try {
+    // The daemon registered its webhook with the simulator's assistant (webhook.register) before it reported started.
     await waitFor(() => httpPort !== null, daemon, 15_000);
-    await pointWebhookAt(sim.url, token, `http://127.0.0.1:${httpPort}/webhooks/post-call?secret=${secret}`);
     exitCode = await watchUntilDone(path.join(work, 'data', 'campaignd.db'), io, timeoutMs, clock.now, sim);
   } finally {
     stop.abort();
@@ -110,18 +109,10 @@ async function prepareConfig(work: string, simUrl: string): Promise<string> {
   doc.setIn(['api', 'base_url'], simUrl);
   doc.setIn(['database'], path.join(work, 'data', 'campaignd.db'));
   doc.setIn(['http', 'listen'], '127.0.0.1:0');
+  // The daemon points the simulator's assistant at itself once its port is bound, as the tour's daemon does.
+  doc.setIn(['webhook', 'register'], true);
   await writeFile(file, doc.toString());
   return file;
-}
-
-/** The simulator's outbound assistant sends its post-call webhooks to the daemon. */
-async function pointWebhookAt(simUrl: string, token: string, webhookUrl: string): Promise<void> {
-  const client = createServiceClient({ baseUrl: simUrl, getToken: () => token, clock: systemClock, logger: silentLogger() });
-  try {
-    await client.updateAssistant(1, { is_webhook_active: true, webhook_url: webhookUrl });
-  } finally {
-    await client.close();
-  }
 }
 
 async function watchUntilDone(

@@ -1,9 +1,12 @@
 import { DashboardExposureError, startApp } from '../app.js';
-import { ConfigUnreadableError, daemonConfigHasErrors, loadConfig } from '../config/load.js';
+import { ConfigUnreadableError, daemonConfigErrors, loadConfig } from '../config/load.js';
+import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
 import { readToken } from '../config/token.js';
+import { encodeTokenSource, tokenAdvice, type TokenSource } from '../config/token-source.js';
 import type { LoadedConfig } from '../config/types.js';
 import { engineClientFrom } from '../engine/service-port.js';
+import { registerWebhook } from '../lifecycle/register-webhook.js';
 import { createMetrics } from '../http/metrics.js';
 import { DatabaseInUseError } from '../lifecycle/daemon-row.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -57,8 +60,9 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
 
   let token: string | undefined;
   let tokenProblem: string | undefined;
+  let tokenSource: TokenSource | undefined;
   const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
-  const dashboardToken = daemon.http.dashboardTokenEnv === undefined ? undefined : io.env[daemon.http.dashboardTokenEnv] || undefined;
+  const dashboardToken = dashboardTokenOf(daemon, io.env);
   const logger =
     hooks.logger ??
     createLogger({
@@ -70,7 +74,8 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     const read = await readToken(daemon, io.env);
     token = read.token;
     tokenProblem = read.problem;
-    if (tokenProblem) logger.error({ problem: tokenProblem }, 'no usable API token: dialing waits until one is provided (then send SIGHUP)');
+    tokenSource = read.source;
+    if (tokenProblem) logger.error({ problem: tokenProblem }, `no usable API token: dialing waits until there is one; ${tokenAdvice(read.source)}`);
   };
   await readTokenNow();
   for (const p of config.problems) {
@@ -107,6 +112,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       version: await version(),
       metrics,
       tokenProblem: () => tokenProblem,
+      tokenSource: () => encodeTokenSource(tokenSource!),
       dashboardToken,
       apiCounters: () => {
         const b = service.budget.stats();
@@ -118,8 +124,20 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     if (err instanceof NewerSchemaError) throw storeOpenError(err, describeTarget(daemon.database));
     if (err instanceof DatabaseInUseError) throw new CliError(err.message, EXIT.database);
     if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
+    const listenProblem = listenFailure(err, daemon.http);
+    if (listenProblem) throw new CliError(listenProblem, EXIT.problems);
     throw err;
   }
+  // webhook.register: the assistants' webhook_url points here, at start and after each SIGHUP.
+  const registerWebhookNow = async (current: LoadedConfig): Promise<void> => {
+    if (!current.daemon.webhook.register || app.httpPort === null) return;
+    if (!token) {
+      logger.warn('webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
+      return;
+    }
+    await registerWebhook({ client: service, config: current, boundPort: app.httpPort, secret: webhookSecret(), logger });
+  };
+  await registerWebhookNow(config);
   hooks.onStarted?.({ httpPort: app.httpPort });
   logger.info({ version: await version(), campaigns: config.campaigns.map((c) => c.name), pid: process.pid }, 'campaignd running');
 
@@ -154,6 +172,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
           for (const p of fresh.problems.filter((x) => x.severity === 'error')) logger.error({ file: p.file, line: p.line, field: p.field }, p.message);
           await app.reload(fresh);
           await app.engine.tokenChanged();
+          await registerWebhookNow(fresh);
           logger.info('reload done');
         } catch (err) {
           logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the previous configuration stays in force');
@@ -187,9 +206,28 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
     }
     throw err;
   }
-  if (daemonConfigHasErrors(config)) {
-    io.stderr.write(`${formatProblems(config.problems.filter((p) => p.severity === 'error'))}\n`);
-    throw new CliError(`the daemon config ${configPath} has errors (see above; "campaignd validate" lists them all)`, EXIT.usage);
+  // The same checks `validate` makes (start-checks.ts): whatever stops the start here is listed there.
+  const checks = await startProblems(config, io.env);
+  const refusals = [...daemonConfigErrors(config), ...checks.filter((p) => p.severity === 'error')];
+  for (const p of checks.filter((x) => x.severity === 'warning')) io.stderr.write(`${formatProblems([p], { cwd: io.cwd })}\n`);
+  if (refusals.length > 0) {
+    io.stderr.write(`${formatProblems(refusals, { cwd: io.cwd })}\n`);
+    const code = refusals.every(isDatabaseRefusal) ? EXIT.database : EXIT.usage;
+    throw new CliError(`the daemon cannot start with ${configPath} (see above; "campaignd validate" lists every problem)`, code);
   }
   return config;
+}
+
+/**
+ * http.listen could not be bound: one line instead of node's stack. Not a check `validate`
+ * can make (beside a running daemon the port is rightly taken), and exit 1, not 2: a port
+ * that frees up lets a supervisor's next restart succeed.
+ */
+function listenFailure(err: unknown, http: { host: string; port: number }): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  const where = `http.listen ${http.host.includes(':') ? `[${http.host}]` : http.host}:${http.port}`;
+  if (code === 'EADDRINUSE') return `${where}: the address is in use by another program (another campaignd?): stop it, or set http.listen to a free port`;
+  if (code === 'EACCES') return `${where}: permission denied (ports below 1024 need privileges): use a port from 1024 up`;
+  if (code === 'EADDRNOTAVAIL') return `${where}: no interface of this machine has that address: use 127.0.0.1, 0.0.0.0 or one of its addresses`;
+  return null;
 }

@@ -6,6 +6,7 @@ import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import { checkOnline, type OutboundAssistantLister } from '../config/online-check.js';
 import { readToken } from '../config/token.js';
+import { startProblems } from '../config/start-checks.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
 import { previewCampaigns, renderPreview, type CampaignPreview } from '../explain/preview.js';
@@ -16,7 +17,9 @@ import { openReadStore } from './open-store.js';
 const USAGE = `Usage: campaignd validate [--config FILE] [--online] [--preview] [--json]
 
 Checks the daemon config, every campaign file, every lead file and the do-not-call list,
-and prints every problem with its file, line and field. Works offline.
+and prints every problem with its file, line and field. Works offline. It makes every check
+\`campaignd run\` makes before starting (with this shell's environment: the dashboard token,
+the database password file, the database's schema), so "0 errors" means run starts.
 
 Options:
   --config FILE  daemon config (default: $CAMPAIGND_CONFIG, then ./config/campaignd.yaml)
@@ -63,6 +66,8 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
     if (summary) leadFiles.push(summary);
   }
   problems.push(...(await checkSuppressionFile(loaded.daemon)));
+  // Exactly what `run` refuses to start with besides the files' own errors (start-checks.ts).
+  problems.push(...(await startProblems(loaded, io.env)));
   problems.push(...(await environmentProblems(loaded, io.env, values.online === true, serviceFactory)));
 
   const summary = summarizeProblems(problems);

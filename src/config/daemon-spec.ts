@@ -67,7 +67,23 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
     description: "The daemon's own HTTP endpoint.",
   },
   webhook: {
-    spec: { kind: 'object', fields: { secret_env: { spec: { kind: 'env-name' }, default: 'CAMPAIGND_WEBHOOK_SECRET', description: 'Environment variable holding the post-call webhook secret.', example: 'CAMPAIGND_WEBHOOK_SECRET' } } },
+    spec: {
+      kind: 'object',
+      fields: {
+        secret_env: { spec: { kind: 'env-name' }, default: 'CAMPAIGND_WEBHOOK_SECRET', description: 'Environment variable holding the post-call webhook secret.', example: 'CAMPAIGND_WEBHOOK_SECRET' },
+        register: {
+          spec: { kind: 'boolean' },
+          default: false,
+          description: "At start and on SIGHUP, point each campaign's assistant's post-call webhook (webhook_url) at this daemon.",
+          example: true,
+        },
+        public_url: {
+          spec: { kind: 'url' },
+          description: 'The address the service reaches this daemon at, for webhook.register (default: http://HOST:PORT of http.listen, loopback only).',
+          example: 'https://campaignd.example',
+        },
+      },
+    },
     default: {},
     description: 'Post-call webhooks.',
   },

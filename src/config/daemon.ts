@@ -77,7 +77,11 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     database,
     campaignsDir: resolve(written.campaigns_dir ?? './campaigns'),
     http: { host: listen.host, port: listen.port, ...(written.http?.dashboard_token_env !== undefined ? { dashboardTokenEnv: written.http.dashboard_token_env } : {}) },
-    webhook: { secretEnv: written.webhook?.secret_env ?? 'CAMPAIGND_WEBHOOK_SECRET' },
+    webhook: {
+      secretEnv: written.webhook?.secret_env ?? 'CAMPAIGND_WEBHOOK_SECRET',
+      register: written.webhook?.register ?? false,
+      ...(written.webhook?.public_url !== undefined ? { publicUrl: written.webhook.public_url.replace(/\/+$/, '') } : {}),
+    },
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
     results: { keepTranscripts: written.results?.keep_transcripts ?? true, retentionDays: written.results?.retention_days ?? null },
@@ -110,7 +114,7 @@ interface Written {
   database_password_file?: string;
   campaigns_dir?: string;
   http?: { listen?: { host: string; port: number }; dashboard_token_env?: string };
-  webhook?: { secret_env?: string };
+  webhook?: { secret_env?: string; register?: boolean; public_url?: string };
   max_calls_in_parallel?: number;
   suppression_file?: string;
   calling_rules?: string;

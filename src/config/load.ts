@@ -74,7 +74,7 @@ export async function loadConfig(configPath: string, env: Record<string, string 
     if (r.campaign && !hasErrors(r.problems)) campaigns.push(r.campaign);
     else brokenCampaigns.push({ name: r.name, file: r.file });
   }
-  return { daemon, campaigns, problems, brokenCampaigns };
+  return { daemon, campaigns, problems, brokenCampaigns, daemonSource: { locate: parsed.locate } };
 }
 
 /** Whether the daemon file itself (or the environment) has errors, so the daemon must not start. */
@@ -82,7 +82,7 @@ export function daemonConfigHasErrors(loaded: LoadedConfig): boolean {
   return daemonConfigErrors(loaded).length > 0;
 }
 
-/** The errors of the daemon file itself (or the environment): those the daemon refuses to start with. */
+/** The errors of the daemon file itself (and of the environment), which stop the daemon; a broken campaign file stops only its campaign. */
 export function daemonConfigErrors(loaded: LoadedConfig): ConfigProblem[] {
   const campaignFiles = new Set([...loaded.campaigns.map((c) => c.file), ...loaded.brokenCampaigns.map((b) => b.file)]);
   return loaded.problems.filter((p) => p.severity === 'error' && !campaignFiles.has(p.file));

@@ -3,6 +3,7 @@
 
 import type { LeadColumns } from '../leads/columns.js';
 import type { CallingPolicy } from '../rules/types.js';
+import type { ParsedSource } from './source.js';
 
 /** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
 export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
@@ -32,7 +33,8 @@ export interface DaemonConfig {
   campaignsDir: string;
   /** dashboardTokenEnv: the variable holding the dashboard token (read by the composition root only). */
   http: { host: string; port: number; dashboardTokenEnv?: string };
-  webhook: { secretEnv: string };
+  /** register: point each campaign's assistant's webhook_url at this daemon (at publicUrl, else http.listen's address). */
+  webhook: { secretEnv: string; register?: boolean; publicUrl?: string };
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;
   suppressionFile?: string;
@@ -106,4 +108,6 @@ export interface LoadedConfig {
   problems: ConfigProblem[];
   /** Campaign names (or file names) that are broken and will not run. */
   brokenCampaigns: { name: string; file: string }[];
+  /** Positions in the daemon file, for checks made after loading (start-checks.ts). */
+  daemonSource?: Pick<ParsedSource, 'locate'>;
 }

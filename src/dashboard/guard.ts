@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { secretMatches } from '../http/secret.js';
+import { isLoopback } from '../config/start-checks.js';
 
 // Who may read the dashboard and act on it.
 //  - With a token (http.dashboard_token_env), the page asks for it once; the cookie then
@@ -8,7 +9,7 @@ import { secretMatches } from '../http/secret.js';
 //    SameSite=Strict. Every read and action checks that cookie in constant time.
 //  - Actions are POST and must also carry the CSRF token printed in the page (derived
 //    from the same key), and an Origin, when the browser sends one, naming this host.
-//  - Without a token (loopback only: see exposureProblem) the key is random per process,
+//  - Without a token (loopback only: see config/start-checks.ts) the key is random per process,
 //    so the CSRF check still holds.
 
 export const SESSION_COOKIE = 'campaignd_dashboard';
@@ -73,22 +74,6 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
   return undefined;
 }
 
-/** Whether `host` (as http.listen holds it) is reachable from this machine only. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
-}
-
-/**
- * Why the daemon must not start with this dashboard setting, or null. The dashboard can
- * pause campaigns and shows who was called: without a token it stays on loopback.
- */
-export function exposureProblem(opts: { host: string; tokenEnv: string | undefined; token: string | undefined; configFile: string }): string | null {
-  if (opts.tokenEnv !== undefined && !opts.token) {
-    return `${opts.configFile}: http.dashboard_token_env names ${opts.tokenEnv}, but that environment variable is empty or not set: set it to a long random token (e.g. openssl rand -hex 32), or remove http.dashboard_token_env`;
-  }
-  if (!opts.token && !isLoopback(opts.host)) {
-    return `${opts.configFile}: http.listen is ${opts.host}, not a loopback address, and the dashboard has no token: set http.dashboard_token_env to the name of an environment variable holding a long random token, or listen on 127.0.0.1`;
-  }
-  return null;
-}
+// The rule of who may be shown the dashboard at all lives with the start-up checks, which
+// `validate` reports too (config/start-checks.ts).
+export { isLoopback };

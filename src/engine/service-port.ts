@@ -1,6 +1,7 @@
 import { parseServiceTime } from '../service/schema/records.js';
 import type { ServiceClient } from '../service/client.js';
 import type { CallSummary, EngineClient } from './ports.js';
+import { isFinalStatus } from './outcome.js';
 
 const PER_PAGE = 100;
 /** 100,000 calls since the oldest live attempt's day: far beyond any real poll. */
@@ -40,6 +41,9 @@ export function engineClientFrom(client: ServiceClient): EngineClient {
             answered_by: c.answered_by,
             duration: c.duration,
             created_at: c.created_at,
+            // The call record has no finished_at; an ended call's last change is its end, on
+            // the service's clock like created_at (results take both ends from one clock).
+            finished_at: isFinalStatus(c.status) ? c.updated_at : null,
             cost: c.total_cost ?? c.carrier_cost,
             recording_url: c.given?.recording_url,
             transcript: c.given?.transcript,

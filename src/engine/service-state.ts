@@ -6,7 +6,7 @@ import type { EngineClient } from './ports.js';
 // What the engine knows of the service itself: whether the token works (dialing stops
 // while it is rejected) and each assistant's maximum call duration (the poller's stuck rule).
 
-const TOKEN_REJECTED = 'the service rejected the API token (401/403/redirect/HTML)';
+const TOKEN_REJECTED = 'the service refuses it (401, 403, a redirect or an HTML page)';
 
 export interface ServiceState {
   status(): EngineStatus;
@@ -29,7 +29,7 @@ export function createServiceState(client: EngineClient, log: Logger): ServiceSt
   function set(status: ApiStatus, detail: string | null): void {
     if (api.api === status && api.apiDetail === detail) return;
     api = { api: status, apiDetail: detail };
-    if (status === 'token-rejected') log.error('dialing stopped: the API token is rejected; fix the token and send SIGHUP (or wait for the next check)');
+    if (status === 'token-rejected') log.error('dialing stopped: the service refuses the API token; `campaignd status` says how to replace it (checked again every 30 s)');
     else log.info({ api: status }, 'service status changed');
   }
 

@@ -79,7 +79,7 @@ export interface ApiCounters {
 export async function heartbeat(
   db: Kysely<Database>,
   instanceId: string,
-  beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null; api?: ApiCounters },
+  beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null; api?: ApiCounters; tokenSource?: string },
 ): Promise<void> {
   await db
     .updateTable('daemons')
@@ -87,6 +87,7 @@ export async function heartbeat(
       heartbeat_at: beat.now,
       api_status: beat.apiStatus,
       api_detail: beat.apiDetail,
+      ...(beat.tokenSource !== undefined ? { token_source: beat.tokenSource } : {}),
       ...(beat.api
         ? { api_requests_sent: beat.api.sent, api_rate_limited: beat.api.rateLimited, budget_wait_ms: Math.round(beat.api.budgetWaitMs) }
         : {}),

@@ -20,6 +20,7 @@ export const FIXED_COLUMNS = [
   'duration_seconds',
   'started_at',
   'ended_at',
+  'times_from',
   'cost',
   'recording_url',
 ] as const;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { exportAttemptsOf, exportLeadPage, type ExportAttemptRow, type ExportLeadRow, type ExportScope } from '../store/results-export.js';
 import type { Database } from '../store/types.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
+import { callTimes, type TimesFrom } from './call-times.js';
 import { cellText, csvRecord, UTF8_BOM } from './csv.js';
 
 // `campaignd results`: one record per lead, streamed: a page of leads is read, written
@@ -65,8 +66,7 @@ function summary(lead: ExportLeadRow, campaign: string, history: readonly Export
     last_call_status: last ? (last.result_status ?? last.call_status) : null,
     answered_by: last ? (last.answered_by ?? last.result_answered_by) : null,
     duration_seconds: last?.duration_seconds ?? null,
-    started_at: iso(last?.started_at ?? null),
-    ended_at: iso(last ? (last.result_ended_at ?? last.ended_at) : null),
+    ...timeFields(last),
     cost: last?.cost ?? null,
     recording_url: last?.recording_url ?? null,
   };
@@ -106,8 +106,7 @@ function attemptJson(a: ExportAttemptRow): string {
     call_status: a.result_status ?? a.call_status,
     answered_by: a.answered_by ?? a.result_answered_by,
     sent_at: iso(a.sent_at ?? a.created_at),
-    started_at: iso(a.started_at),
-    ended_at: iso(a.result_ended_at ?? a.ended_at),
+    ...timeFields(a),
     duration_seconds: a.duration_seconds,
     cost: a.cost,
     recording_url: a.recording_url,
@@ -130,6 +129,13 @@ function groupByLead(rows: ExportAttemptRow[]): Map<number, ExportAttemptRow[]> 
     else out.set(r.lead_id, [r]);
   }
   return out;
+}
+
+/** started_at, ended_at and the clock both came from (call-times.ts): never one end from each. */
+function timeFields(a: ExportAttemptRow | undefined): { started_at: string | null; ended_at: string | null; times_from: TimesFrom | null } {
+  if (!a) return { started_at: null, ended_at: null, times_from: null };
+  const t = callTimes(a);
+  return { started_at: iso(t.startedAt), ended_at: iso(t.endedAt), times_from: t.from };
 }
 
 function iso(ms: number | null): string | null {

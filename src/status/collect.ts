@@ -96,7 +96,7 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
   // The daemon that matters: the active one, else the freshest heartbeat (older rows are past runs).
   const row = active ?? live[0] ?? rows[0];
   if (!row) {
-    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [], max_calls_in_parallel: null, live_calls: 0 };
+    return { running: false, pid: null, version: opts.version, api: 'unknown', api_detail: 'no daemon has run on this database yet', token_source: null, hostname: null, started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [], max_calls_in_parallel: null, live_calls: 0 };
   }
   const isRunning = running(row);
   return {
@@ -106,6 +106,7 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
     // A stopped daemon's last API state is history, not a fact about now.
     api: isRunning ? row.api_status : 'unknown',
     api_detail: isRunning ? row.api_detail : `daemon not running; last known API state: ${row.api_status}${row.api_detail ? ` (${row.api_detail})` : ''}`,
+    token_source: row.token_source ?? null,
     hostname: row.hostname,
     started_at: isoUtc(row.started_at),
     heartbeat_at: isoUtc(row.heartbeat_at),

@@ -1,3 +1,4 @@
+import { decodeTokenSource, tokenAdvice } from '../config/token-source.js';
 import type { StatusReport } from './types.js';
 
 /**
@@ -8,7 +9,8 @@ import type { StatusReport } from './types.js';
 export function statusProblems(report: StatusReport, options: { includeDaemonProblems?: boolean } = {}): string[] {
   const out: string[] = [];
   if (report.daemon.api === 'token-rejected') {
-    out.push(`API token rejected by the service${report.daemon.api_detail ? ` (${report.daemon.api_detail})` : ''}: fix the token file and send SIGHUP (systemctl reload campaignd)`);
+    // Said once, with what to do for where the daemon reads its token (a file: SIGHUP; a variable: restart).
+    out.push(`no working API token: ${report.daemon.api_detail ?? 'the service rejects it'}; ${tokenAdvice(decodeTokenSource(report.daemon.token_source))}`);
   }
   for (const c of report.campaigns) if (c.problem) out.push(`${c.name}: ${c.problem}`);
   if (options.includeDaemonProblems !== false) {

@@ -52,7 +52,8 @@ function daemonLine(report: StatusReport, now: number, paint: Paint): string {
   const parts: string[] = [];
   if (d.running) {
     parts.push(`${paint('32', 'daemon running')} (pid ${d.pid}${d.hostname ? ` on ${d.hostname}` : ''}, v${d.version})`);
-    const api = d.api === 'ok' ? paint('32', 'API ok') : paint('31', `API ${d.api}${d.api_detail ? `: ${d.api_detail}` : ''}`);
+    // A rejected token is said once, with its remedy, among the problems below.
+    const api = d.api === 'ok' ? paint('32', 'API ok') : d.api === 'token-rejected' ? paint('31', 'API token not working (see below)') : paint('31', `API ${d.api}${d.api_detail ? `: ${d.api_detail}` : ''}`);
     parts.push(api);
     if (d.heartbeat_at) parts.push(`heartbeat ${ago(now - Date.parse(d.heartbeat_at))}`);
     parts.push(liveCallsText(d));

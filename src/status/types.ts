@@ -15,6 +15,8 @@ export interface DaemonStatus {
   /** Token/API state while running; 'unknown' when no daemon runs. */
   api: ApiStatus;
   api_detail: string | null;
+  /** Where the daemon reads its API token: `file:PATH` or `env:NAME` (never the token); null when not recorded. */
+  token_source?: string | null;
   hostname: string | null;
   started_at: string | null;
   heartbeat_at: string | null;

@@ -160,6 +160,8 @@ export interface DaemonsTable {
   budget_wait_ms: Generated<number>;
   /** The daemon-wide max_calls_in_parallel this run dials under (migration 0011); null when not set. */
   max_calls_in_parallel: number | null;
+  /** Where this daemon reads its API token, `file:PATH` or `env:NAME` (migration 0012); never the token. */
+  token_source: Generated<string | null>;
 }
 
 /** The active instance's lease (src/store/lease.ts): one row, id 1. */

@@ -25,7 +25,7 @@ describe('dashboard exposure at start', () => {
     ws = await workspaceListening("0.0.0.0:0");
     const r = await runCampaignd(['run', '--config', ws.configPath], daemonEnv());
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${ws.configPath}: http.listen is 0.0.0.0, not a loopback address, and the dashboard has no token: set http.dashboard_token_env`);
+    expect(r.stderr).toMatch(new RegExp(`^${ws.configPath}:\\d+:\\d+ http\\.listen: 0\\.0\\.0\\.0 is not a loopback address, and the dashboard has no token — set http\\.dashboard_token_env`, 'm'));
     expect(fs.existsSync(ws.dbPath)).toBe(false);
   });
 
@@ -33,7 +33,7 @@ describe('dashboard exposure at start', () => {
     ws = await workspaceListening('127.0.0.1:0', 'CAMPAIGND_DASHBOARD_TOKEN');
     const r = await runCampaignd(['run', '--config', ws.configPath], { ...daemonEnv(), CAMPAIGND_DASHBOARD_TOKEN: '' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('http.dashboard_token_env names CAMPAIGND_DASHBOARD_TOKEN, but that environment variable is empty or not set');
+    expect(r.stderr).toContain('http.dashboard_token_env: names CAMPAIGND_DASHBOARD_TOKEN, but that environment variable is empty or not set');
     expect(fs.existsSync(ws.dbPath)).toBe(false);
   });
 });

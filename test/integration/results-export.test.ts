@@ -85,13 +85,13 @@ describe('campaignd results', () => {
     const rows = parse(out.stdout.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(Object.keys(rows[0]!)).toEqual([
       'campaign', 'lead_id', 'phone_number', 'state', 'state_reason', 'attempts', 'last_outcome', 'last_call_status', 'answered_by',
-      'duration_seconds', 'started_at', 'ended_at', 'cost', 'recording_url', 'first_name', 'lead.state', 'plan',
+      'duration_seconds', 'started_at', 'ended_at', 'times_from', 'cost', 'recording_url', 'first_name', 'lead.state', 'plan',
       'extracted.interested', 'extracted.callback', 'extracted.note',
     ]);
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({
       campaign: 'spring', phone_number: '+4915100000001', state: 'completed', attempts: '2', last_outcome: 'success', last_call_status: 'completed',
-      answered_by: 'human', duration_seconds: '42.5', started_at: '2026-11-20T09:00:00.000Z', ended_at: '2026-11-20T09:00:42.000Z', cost: '0.12',
+      answered_by: 'human', duration_seconds: '42.5', started_at: '2026-11-20T09:00:00.000Z', ended_at: '2026-11-20T09:00:42.000Z', times_from: 'service', cost: '0.12',
       recording_url: 'https://rec.example/1.mp3', first_name: NASTY, 'lead.state': 'Bayern', plan: '',
       'extracted.interested': 'true', 'extracted.callback': 'Tue, 10:00', 'extracted.note': NASTY,
     });

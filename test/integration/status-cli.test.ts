@@ -113,7 +113,7 @@ describe('campaignd status', () => {
     await store.close();
     const out = io();
     expect(await runStatus(['spring-renewals', '--config', tmp.configPath], out, deps())).toBe(1);
-    expect(out.stdout.text).toContain('! API token rejected by the service (HTTP 401)');
+    expect(out.stdout.text).toContain('! no working API token: HTTP 401; ');
   });
 
   it('prints a plain table without colour when stdout is not a terminal', async () => {

@@ -149,7 +149,7 @@ describe('collectStatus', () => {
     expect(report.daemon.api).toBe('token-rejected');
     const problems = statusProblems(report);
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toMatch(/API token rejected by the service \(HTTP 401\)/);
+    expect(problems[0]).toMatch(/^no working API token: HTTP 401; /);
     expect(problems[1]).toBe('/etc/campaignd/campaigns/x.yaml:3 allowed_days[0]: "funday" is not a day name');
   });
 

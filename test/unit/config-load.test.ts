@@ -28,7 +28,7 @@ describe('loadConfig: a good config', () => {
       database: path.join(fixtures, 'good/data/test.db'),
       campaignsDir: path.join(fixtures, 'good/campaigns'),
       http: { host: '127.0.0.1', port: 9464 },
-      webhook: { secretEnv: 'CAMPAIGND_WEBHOOK_SECRET' },
+      webhook: { secretEnv: 'CAMPAIGND_WEBHOOK_SECRET', register: false },
       suppressionFile: path.join(fixtures, 'good/dnc.txt'),
       unknownAttemptSettleSeconds: 180,
       log: { level: 'info' },

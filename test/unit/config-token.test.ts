@@ -32,11 +32,11 @@ describe('readToken', () => {
   it('reads the token file first, trimmed, even when the environment has one', async () => {
     const file = path.join(dir, 'token');
     await writeFile(file, '\n  tok-from-file \r\n');
-    expect(await readToken(daemon(file), { CAMPAIGND_API_TOKEN: 'tok-from-env' })).toEqual({ token: 'tok-from-file' });
+    expect(await readToken(daemon(file), { CAMPAIGND_API_TOKEN: 'tok-from-env' })).toEqual({ token: 'tok-from-file', source: { kind: 'file', file } });
   });
 
   it('falls back to CAMPAIGND_API_TOKEN', async () => {
-    expect(await readToken(daemon(), { CAMPAIGND_API_TOKEN: ' tok-from-env ' })).toEqual({ token: 'tok-from-env' });
+    expect(await readToken(daemon(), { CAMPAIGND_API_TOKEN: ' tok-from-env ' })).toEqual({ token: 'tok-from-env', source: { kind: 'env', variable: 'CAMPAIGND_API_TOKEN' } });
   });
 
   it('says where it looked when there is no token', async () => {
@@ -47,7 +47,7 @@ describe('readToken', () => {
 
   it('reports a missing or empty token file without falling back silently', async () => {
     const missing = await readToken(daemon(path.join(dir, 'absent')), { CAMPAIGND_API_TOKEN: 'tok-from-env' });
-    expect(missing).toEqual({ problem: expect.stringContaining('does not exist') });
+    expect(missing).toEqual({ problem: expect.stringContaining('does not exist'), source: { kind: 'file', file: path.join(dir, 'absent') } });
     const empty = path.join(dir, 'empty');
     await writeFile(empty, '  \n');
     expect((await readToken(daemon(empty), {})).problem).toContain('is empty');
