@@ -1,5 +1,6 @@
 import { formatProblem, formatProblems } from '../config/format.js';
 import { ConfigUnreadableError, daemonConfigErrors, loadConfig } from '../config/load.js';
+import { settingProblems } from '../config/start-checks.js';
 import type { LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
 import { warnDaemonProblems } from './daemon-problems.js';
@@ -21,6 +22,6 @@ export async function loadCommandConfig(configFlag: string | undefined, io: CliI
     if (err.problems.length > 1) io.stderr.write(`${formatProblems(err.problems, { cwd: io.cwd })}\n`);
     throw new CliError(err.problems.length === 1 ? formatProblem(err.problems[0]!, io.cwd) : `${err.message} (see above)`, EXIT.usage);
   }
-  warnDaemonProblems(daemonConfigErrors(loaded), io);
+  warnDaemonProblems([...daemonConfigErrors(loaded), ...settingProblems(loaded.daemon, loaded.daemonSource, io.env)], io);
   return loaded;
 }

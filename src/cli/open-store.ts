@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDaemonFile } from '../config/daemon.js';
+import { settingProblems } from '../config/start-checks.js';
 import type { DatabaseHandle } from '../store/database.js';
 import { describeTarget, isPostgresUrl, redactUrls } from '../store/database-url.js';
 import { assertSchemaKnown, migrateToLatest, NewerSchemaError, schemaStatus } from '../store/migrate.js';
@@ -38,7 +39,7 @@ export async function databaseSetting(configFlag: string | undefined, io: CliIo)
   }
   const parsed = parseDaemonFile(file, text, io.env, io.cwd);
   if (parsed.daemon) {
-    warnDaemonProblems(parsed.problems, io);
+    warnDaemonProblems([...parsed.problems, ...settingProblems(parsed.daemon, parsed, io.env)], io);
     return { database: parsed.daemon.database, ...(parsed.daemon.databasePasswordFile ? { databasePasswordFile: parsed.daemon.databasePasswordFile } : {}) };
   }
   if (fromEnv) return envSetting(fromEnv);

@@ -56,9 +56,7 @@ export function dashboardTokenOf(daemon: DaemonConfig, env: Record<string, strin
 export async function startProblems(loaded: LoadedConfig, env: Record<string, string | undefined>): Promise<ConfigProblem[]> {
   const daemon = loaded.daemon;
   const sink = new ProblemSink(daemon.file, loaded.daemonSource);
-  const exposed = dashboardExposure(daemon.http, dashboardTokenOf(daemon, env));
-  if (exposed) sink.error(exposed.field.split('.'), exposed.message, { hint: exposed.hint });
-  webhookRegistration(daemon, sink);
+  sink.problems.push(...settingProblems(daemon, loaded.daemonSource, env));
   try {
     await storePassword(daemon.database, env, daemon.databasePasswordFile);
   } catch (err) {
@@ -66,6 +64,19 @@ export async function startProblems(loaded: LoadedConfig, env: Record<string, st
     sink.error(['database_password_file'], err.message, { hint: 'create the file (its first line is the password), fix the path, or set PGPASSWORD' });
   }
   await newerSchema(daemon.database, sink);
+  return sink.problems;
+}
+
+/**
+ * The start checks that need only the daemon file and the environment (no file system, no
+ * database): cheap enough for every command that reads the daemon file, so `status` or
+ * `leads import` warn of what `run` would refuse.
+ */
+export function settingProblems(daemon: DaemonConfig, source: LoadedConfig['daemonSource'] | undefined, env: Record<string, string | undefined>): ConfigProblem[] {
+  const sink = new ProblemSink(daemon.file, source);
+  const exposed = dashboardExposure(daemon.http, dashboardTokenOf(daemon, env));
+  if (exposed) sink.error(exposed.field.split('.'), exposed.message, { hint: exposed.hint });
+  webhookRegistration(daemon, sink);
   return sink.problems;
 }
 

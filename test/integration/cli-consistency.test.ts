@@ -179,6 +179,15 @@ describe('a daemon file that `run` refuses', () => {
     }
   });
 
+  it('a dashboard `run` would refuse to expose (its token variable unset) is warned about by every command, the variable named, no value', async () => {
+    const config = writeConfig('http:\n  listen: 127.0.0.1:0\n  dashboard_token_env: CAMPAIGND_TEST_UNSET_TOKEN\n');
+    for (const argv of [['status'], ['campaign', 'pause', 'spring'], ['explain', '+12025550101']]) {
+      const r = await campaignd(...argv, '--config', config);
+      expect(r.code, `${argv.join(' ')}: ${r.err}`).not.toBe(2);
+      expect(r.err, argv.join(' ')).toMatch(/^warning: campaignd\.yaml:\d+:\d+ http\.dashboard_token_env: names CAMPAIGND_TEST_UNSET_TOKEN, but that environment variable is empty or not set/);
+    }
+  });
+
   it('files that `run` needs (the suppression file) are warned about by the commands that read the whole config', async () => {
     const config = writeConfig('suppression_file: ./missing.txt\n');
     const r = await campaignd('campaign', 'pause', 'spring', '--config', config);
