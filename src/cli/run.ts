@@ -210,10 +210,13 @@ async function loadOrExplain(configPath: string, io: CliIo): Promise<LoadedConfi
   const checks = await startProblems(config, io.env);
   const refusals = [...daemonConfigErrors(config), ...checks.filter((p) => p.severity === 'error')];
   for (const p of checks.filter((x) => x.severity === 'warning')) io.stderr.write(`${formatProblems([p], { cwd: io.cwd })}\n`);
+  // A database written by a newer campaignd alone: one line and exit 3, as every other command says it.
+  if (refusals.length > 0 && refusals.every(isDatabaseRefusal)) {
+    throw new CliError(`${describeTarget(config.daemon.database)}: ${refusals.map((p) => p.message).join('; ')}`, EXIT.database);
+  }
   if (refusals.length > 0) {
     io.stderr.write(`${formatProblems(refusals, { cwd: io.cwd })}\n`);
-    const code = refusals.every(isDatabaseRefusal) ? EXIT.database : EXIT.usage;
-    throw new CliError(`the daemon cannot start with ${configPath} (see above; "campaignd validate" lists every problem)`, code);
+    throw new CliError(`the daemon cannot start with ${configPath} (see above; "campaignd validate" lists every problem)`, EXIT.usage);
   }
   return config;
 }

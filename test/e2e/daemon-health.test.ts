@@ -68,7 +68,7 @@ describe('campaignd run: health, readiness, metrics and a rejected token', () =>
       const daemon = spawnCampaignd('daemon', ['run', '--config', ws.configPath], { env: daemonEnv() });
       const exit = await daemon.exited;
       expect(exit.code).not.toBe(0);
-      expect(daemon.stdout() + daemon.stderr()).toMatch(/EADDRINUSE|address already in use/i);
+      expect(daemon.stdout() + daemon.stderr()).toMatch(/EADDRINUSE|address (is )?(already )?in use/i);
       expect(await sim.calls()).toEqual([]);
       // Nothing was claimed either: no attempt waits to be recovered as unknown.
       expect(await campaignState(ws, 'delta')).toBe('running');

@@ -36,6 +36,8 @@ interface Refusal {
   said: RegExp;
   /** run's exit code. */
   code: number;
+  /** Refused in one line (a newer database), not a problem list followed by a closing line. */
+  oneLine?: boolean;
 }
 
 const REFUSALS: Refusal[] = [
@@ -89,6 +91,8 @@ const REFUSALS: Refusal[] = [
     },
     said: /database schema 9999 is newer than this campaignd/,
     code: 3,
+    // Said as every command says it: one line naming the database (the problem is validate's too).
+    oneLine: true,
   },
 ];
 
@@ -106,7 +110,8 @@ describe('run refuses to start only for what validate reports', () => {
       // Each problem line of run's (all but its closing "campaignd run: …" line) is one of validate's.
       const problemLines = run.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('campaignd run:') && !l.startsWith('campaignd: warning'));
       const validateLines = validate.stdout.split('\n');
-      expect(problemLines.length).toBeGreaterThan(0);
+      if (r.oneLine) expect(run.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1);
+      else expect(problemLines.length).toBeGreaterThan(0);
       for (const line of problemLines) expect(validateLines, `validate's output lacks: ${line}`).toContain(line);
       expect(validate.stdout).toMatch(r.said);
       for (const text of [run.stdout, run.stderr, validate.stdout, validate.stderr]) {
