@@ -248,7 +248,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
           wakeups = null;
         },
       });
-      const leaseMs = (daemon.ha?.leaseSeconds ?? 10) * 1000;
+      const leaseMs = daemon.ha.leaseSeconds * 1000;
       elector = createElector({
         lease: {
           take: () => takeLease(leaseStore.db, instanceId, leaseMs),

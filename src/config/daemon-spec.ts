@@ -3,6 +3,9 @@ import type { Field, Spec } from './spec.js';
 import { HOOK_EVENT_TYPES } from '../store/results-hook-types.js';
 import { attemptCapField } from './attempt-cap-spec.js';
 
+/** How long an active instance's lease lasts when ha.lease_seconds is not written. */
+export const DEFAULT_LEASE_SECONDS = 10;
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 /** Every field of campaignd.yaml. */
@@ -132,7 +135,7 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
       fields: {
         lease_seconds: {
           spec: { kind: 'integer', min: 2, max: 300 },
-          default: 10,
+          default: DEFAULT_LEASE_SECONDS,
           description:
             'PostgreSQL only: several `campaignd run` on one database, one active (README, "PostgreSQL and failover"). The active instance renews its lease every third of this; a standby takes over when it runs out, and places its first call within lease_seconds + 5 s of a crash.',
           example: 10,

@@ -1,7 +1,7 @@
 // The daemon file: as written → checked against DAEMON_SPEC → environment overrides →
 // normalised DaemonConfig with absolute paths. Pure apart from `path.resolve`.
 import path from 'node:path';
-import { DAEMON_SPEC, LOG_LEVELS } from './daemon-spec.js';
+import { DAEMON_SPEC, DEFAULT_LEASE_SECONDS, LOG_LEVELS } from './daemon-spec.js';
 import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js';
 import { checkUrl } from './address.js';
@@ -85,7 +85,7 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     unknownAttemptSettleSeconds: written.unknown_attempt_settle_seconds ?? 180,
     log: { level },
     results: { keepTranscripts: written.results?.keep_transcripts ?? true, retentionDays: written.results?.retention_days ?? null },
-    ha: { leaseSeconds: written.ha?.lease_seconds ?? 10 },
+    ha: { leaseSeconds: written.ha?.lease_seconds ?? DEFAULT_LEASE_SECONDS },
     hooks: (written.hooks ?? []).filter((h) => h.url && h.secret_env && h.events).map((h) => ({ url: h.url!, secretEnv: h.secret_env!, events: [...new Set(h.events!)] })),
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);

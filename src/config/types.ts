@@ -45,8 +45,8 @@ export interface DaemonConfig {
   log: { level: string };
   /** What is kept of each call (product.md section 9); retentionDays null keeps it; absent: all kept. */
   results?: { keepTranscripts: boolean; retentionDays: number | null };
-  /** Active and standby on PostgreSQL (product.md section 10); absent: the default 10 s lease. */
-  ha?: { leaseSeconds: number };
+  /** Active and standby on PostgreSQL (product.md section 10); the loader fills the default lease. */
+  ha: { leaseSeconds: number };
   /** Where results are pushed (product.md section 9); absent or empty: nowhere. */
   hooks?: { url: string; secretEnv: string; events: ('attempt.ended' | 'lead.final' | 'campaign.completed')[] }[];
 }

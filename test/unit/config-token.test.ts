@@ -23,6 +23,7 @@ function daemon(tokenFile?: string): DaemonConfig {
     webhook: { secretEnv: 'CAMPAIGND_WEBHOOK_SECRET' },
     unknownAttemptSettleSeconds: 180,
     log: { level: 'info' },
+    ha: { leaseSeconds: 10 },
   };
   if (tokenFile) d.api.tokenFile = tokenFile;
   return d;
