@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { SLOT_CHANNEL } from '../../migrations/0008_ha_lease.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { redactUrls } from './dialect.js';
@@ -10,6 +9,12 @@ import { redactUrls } from './dialect.js';
 // as one that reached the active instance. LISTEN needs a session of its own: a plain
 // client beside the pool, reconnected after a failure (the engine's own timers still
 // refill slots meanwhile, only later).
+
+/**
+ * The channel migration 0008's trigger notifies. The migration keeps its own copy (migrations
+ * are frozen; live code does not import them); the PostgreSQL HA test listens on this one.
+ */
+export const SLOT_CHANNEL = 'campaignd_slot';
 
 export interface WakeupListener {
   close(): Promise<void>;

@@ -4,7 +4,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { FENCED_SQLSTATE, SLOT_CHANNEL } from '../../migrations/0008_ha_lease.js';
 import { claimAttempts, type ClaimInput } from '../../src/store/attempts.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { readLease, releaseLease, renewLease, takeLease } from '../../src/store/lease.js';
@@ -13,7 +12,8 @@ import { openPostgres } from '../../src/store/postgres.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { campaignConfig, insertCampaign, insertLeads, upsertDaemon } from './status-fixture.js';
 import { collectStatus } from '../../src/status/collect.js';
-import { listenForFreedSlots } from '../../src/store/pg-wakeups.js';
+import { listenForFreedSlots, SLOT_CHANNEL } from '../../src/store/pg-wakeups.js';
+import { FENCED_SQLSTATE } from '../../src/store/fencing.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/time/clock.js';
 
@@ -25,7 +25,7 @@ beforeEach(async () => {
   database = await createTestDatabase();
   a = openPostgres(database.url);
   b = openPostgres(database.url);
-  await migrateToLatest(a.db);
+  await migrateToLatest(a.db, { clock: { now: () => 0 } });
 });
 
 afterEach(async () => {
