@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { migrations as knownMigrations, type Migration } from '../../migrations/index.js';
 import { isPostgres } from './dialect.js';
-import { systemClock, type Clock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
 
 // A small migrator of our own (rather than kysely's Migrator) so that the bookkeeping
 // table is plain `schema_migrations(version, applied_at)` and a newer schema is refused
@@ -66,10 +66,17 @@ export function assertSchemaKnown(status: SchemaStatus): void {
   if (newest) throw new NewerSchemaError(newest, status.latest);
 }
 
+export interface MigrateOptions {
+  /** Stamps each applied version's applied_at: the caller's clock, never read here. */
+  clock: Pick<Clock, 'now'>;
+  /** The migrations to apply (tests pass a partial set); default: every one this code knows. */
+  migrations?: Record<string, Migration>;
+}
+
 /** Applies every pending migration, each in its own transaction; refuses a newer schema. */
 export async function migrateToLatest(
   db: Kysely<any>,
-  opts: { clock?: Pick<Clock, 'now'>; migrations?: Record<string, Migration> } = {},
+  opts: MigrateOptions,
 ): Promise<{ applied: string[] }> {
   if (!isPostgres(db)) return migrate(db, opts);
   // On SQLite the first write of each step's transaction takes the database's write lock.
@@ -91,8 +98,8 @@ export async function migrateToLatest(
   });
 }
 
-async function migrate(db: Kysely<any>, opts: { clock?: Pick<Clock, 'now'>; migrations?: Record<string, Migration> }): Promise<{ applied: string[] }> {
-  const clock = opts.clock ?? systemClock;
+async function migrate(db: Kysely<any>, opts: MigrateOptions): Promise<{ applied: string[] }> {
+  const { clock } = opts;
   const migrations = opts.migrations ?? knownMigrations;
   await db.schema
     .createTable(TABLE)

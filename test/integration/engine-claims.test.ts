@@ -16,7 +16,7 @@ let handle: DatabaseHandle;
 let campaignIds: number[];
 beforeEach(async () => {
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   campaignIds = [];
   // Two campaigns holding the same numbers: rule 3 is across campaigns.
   for (const name of ['north', 'south']) {

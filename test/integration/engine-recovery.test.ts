@@ -16,7 +16,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 let handle: DatabaseHandle;
 beforeEach(async () => {
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
 });
 afterEach(async () => handle.close());
 

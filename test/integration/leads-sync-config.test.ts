@@ -19,7 +19,7 @@ beforeEach(async () => {
   fs.mkdirSync(path.join(dir, 'campaigns'));
   fs.writeFileSync(path.join(dir, 'campaignd.yaml'), 'api:\n  base_url: http://127.0.0.1:9\ndatabase: ":memory:"\ncampaigns_dir: ./campaigns\n');
   handle = openDatabase(':memory:');
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
 });
 afterEach(async () => {
   await handle.close();

@@ -28,7 +28,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-import-retry-'));
   database = await createTestDatabase();
   handle = openPostgres(database.url, { maxConnections: 2, lockTimeoutMs: 300 });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   const cfg = testCampaignConfig('retry', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
   // One lead first, so that the campaign's 'pending' counter row exists to be locked.

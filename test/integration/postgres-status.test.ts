@@ -56,7 +56,7 @@ describe('status on PostgreSQL', () => {
       await pg.close();
       await database.drop();
     };
-    await migrateToLatest(pg.db);
+    await migrateToLatest(pg.db, { clock: { now: () => 0 } });
     await seed(sqlite.db);
     await seed(pg.db);
     const opts = { now: NOW, version: 't', isPidAlive: () => false };

@@ -100,7 +100,7 @@ describe('campaignd store copy', () => {
     expect(busy.stderr).toMatch(/a daemon \(pid 1 on elsewhere\) is running/);
     const h = await openStore(database.url);
     try {
-      await migrateToLatest(h.db);
+      await migrateToLatest(h.db, { clock: { now: () => 0 } });
       expect(await h.db.selectFrom('campaigns').select('id').execute()).toEqual([]);
     } finally {
       await h.close();

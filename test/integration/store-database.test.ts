@@ -69,7 +69,7 @@ describe('openDatabase', () => {
 
   it('supports :memory: and a custom busy timeout', async () => {
     const h = open(':memory:', { busyTimeoutMs: 1234 });
-    await migrateToLatest(h.db);
+    await migrateToLatest(h.db, { clock: { now: () => 0 } });
     expect((await storeSettings(h)).busyTimeout).toBe('1234');
     expect((await storeSettings(h)).foreignKeys).toBe('1');
   });
@@ -82,7 +82,7 @@ describe('openDatabase', () => {
 
   it('enforces foreign keys', async () => {
     const h = open(':memory:');
-    await migrateToLatest(h.db);
+    await migrateToLatest(h.db, { clock: { now: () => 0 } });
     await expect(
       h.db.insertInto('leads').values({ campaign_id: 99, dedupe_key: 'k', phone_number: '+1', state: 'pending', timezone: null, state_reason: null, next_due_at: 0, remote_lead_id: null, source_file: null, source_line: null, created_at: 0, updated_at: 0 }).execute(),
     ).rejects.toThrow(/FOREIGN KEY/);
@@ -91,7 +91,7 @@ describe('openDatabase', () => {
   it('lets a readonly connection read while a writer writes', async () => {
     const file = path.join(tempDir(), 'shared.db');
     const writer = open(file);
-    await migrateToLatest(writer.db);
+    await migrateToLatest(writer.db, { clock: { now: () => 0 } });
     await writer.db.insertInto('campaigns').values(campaignRow('a')).execute();
     const reader = open(file, { readonly: true });
     expect((await schemaStatus(reader.db)).pending).toEqual([]);

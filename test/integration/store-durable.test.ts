@@ -40,7 +40,7 @@ function tempFile(): string {
 async function probedStore(): Promise<{ db: Kysely<Database>; raw: SqliteDatabase.Database; seen: { sql: string; synchronous: number }[] }> {
   const file = tempFile();
   const handle = openDatabase(file);
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   await handle.close();
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
@@ -127,7 +127,7 @@ describe('the claim before make_call (rule 6)', () => {
   it('leaves the daemon connection on NORMAL outside the claim', async () => {
     const handle = openDatabase(tempFile());
     cleanups.push(() => handle.close());
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, { clock: { now: () => 0 } });
     await durableTransaction(handle.db, async () => undefined);
     expect((await storeSettings(handle)).synchronous).toBe(String(NORMAL));
   });

@@ -18,7 +18,7 @@ let reader: SqliteDatabase.Database;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-group-commit-'));
   handle = openDatabase(path.join(dir, 'store.db'));
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   reader = new SqliteDatabase(path.join(dir, 'store.db'), { readonly: true });
 });
 afterEach(async () => {

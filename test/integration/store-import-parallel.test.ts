@@ -23,7 +23,7 @@ const ROWS = 3000;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-import-parallel-'));
   handle = await openTestStore({ maxConnections: 2 });
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   const cfg = testCampaignConfig('parallel', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });

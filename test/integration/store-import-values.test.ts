@@ -22,7 +22,7 @@ beforeEach(async () => {
   // The file's path is part of every dedupe key and of source_file: awkward too.
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd import \\ ünï 📞 '));
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   const cfg = testCampaignConfig('values', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });

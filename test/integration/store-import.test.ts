@@ -19,7 +19,7 @@ let campaignId: number;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-import-'));
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   campaignId = (await upsertCampaign(handle.db, campaign('spring'), { timezone: 'UTC' }, 1)).id;
 });
 afterEach(async () => {

@@ -43,9 +43,9 @@ describe(`migrations (${testDialect})`, () => {
 
   it('refuses a database written by a newer campaignd', async () => {
     const h = await open();
-    await migrateToLatest(h.db);
+    await migrateToLatest(h.db, { clock: { now: () => 0 } });
     await (h.db as unknown as Kysely<any>).insertInto('schema_migrations').values({ version: '9999_future', applied_at: 0 }).execute();
-    const err = await migrateToLatest(h.db).catch((e: unknown) => e);
+    const err = await migrateToLatest(h.db, { clock: { now: () => 0 } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NewerSchemaError);
     const latest = Object.keys(migrations).sort().at(-1)!.split('_')[0];
     expect((err as Error).message).toBe(`database schema 9999 is newer than this campaignd (knows up to ${latest}): upgrade campaignd or use another database`);
@@ -64,7 +64,7 @@ describe(`migrations (${testDialect})`, () => {
         async down() {},
       },
     };
-    await expect(migrateToLatest(h.db, { migrations: broken })).rejects.toThrow('boom');
+    await expect(migrateToLatest(h.db, { clock: { now: () => 0 }, migrations: broken })).rejects.toThrow('boom');
     const status = await schemaStatus(h.db, broken);
     expect(status.applied).toEqual(['0001_initial']);
     expect(status.pending).toEqual(['0002_broken']);
@@ -80,7 +80,7 @@ describe(`migrations (${testDialect})`, () => {
       const { openStore } = await import(${JSON.stringify(path.resolve('src/store/open-store.ts'))});
       const { migrateToLatest } = await import(${JSON.stringify(path.resolve('src/store/migrate.ts'))});
       const h = await openStore(process.env.TARGET, { password: process.env.PGPASSWORD });
-      process.stdout.write(JSON.stringify(await migrateToLatest(h.db)));
+      process.stdout.write(JSON.stringify(await migrateToLatest(h.db, { clock: { now: () => 0 } })));
       await h.close();`;
     const run = (): Promise<{ applied: string[] }> =>
       new Promise((resolve, reject) => {
@@ -101,7 +101,7 @@ describe(`migrations (${testDialect})`, () => {
     const h = await open();
     const db = h.db as unknown as Kysely<any>;
     const upTo0008 = Object.fromEntries(Object.entries(migrations).filter(([v]) => v < '0009'));
-    await migrateToLatest(h.db, { migrations: upTo0008 });
+    await migrateToLatest(h.db, { clock: { now: () => 0 }, migrations: upTo0008 });
     await db.insertInto('campaigns').values({ name: 'c', state: 'active', config_json: '{}', assistant_id: 1, max_calls_in_parallel: 1, created_at: 0, updated_at: 0 }).execute();
     const campaign = await db.selectFrom('campaigns').select('id').executeTakeFirstOrThrow();
     const lead = (key: string, phone: string, state: string) =>
@@ -116,7 +116,7 @@ describe(`migrations (${testDialect})`, () => {
     ]).execute();
     const contacts = () => db.selectFrom('lead_contacts').select(['lead_id', 'position', 'phone_number']).orderBy('lead_id').orderBy('position').execute();
 
-    await migrateToLatest(h.db);
+    await migrateToLatest(h.db, { clock: { now: () => 0 } });
     expect(await contacts()).toEqual([
       { lead_id: a.id, position: 1, phone_number: '+15550101' },
       { lead_id: a.id, position: 2, phone_number: '+15550102' },

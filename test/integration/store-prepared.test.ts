@@ -10,7 +10,7 @@ import { prepared } from '../../src/store/prepared.js';
 let handle: DatabaseHandle;
 beforeEach(async () => {
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   await handle.db
     .insertInto('suppressions')
     .values([

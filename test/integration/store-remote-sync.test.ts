@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   const cfg = testCampaignConfig('remote', { maxCallsInParallel: 2, leads: { remoteCampaignId: remoteIds[0]! } });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
 });

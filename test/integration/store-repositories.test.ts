@@ -14,7 +14,7 @@ import type { LeadState } from '../../src/store/types.js';
 let handle: DatabaseHandle;
 beforeEach(async () => {
   handle = await openTestStore();
-  await migrateToLatest(handle.db);
+  await migrateToLatest(handle.db, { clock: { now: () => 0 } });
 });
 afterEach(async () => handle.close());
 
