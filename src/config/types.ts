@@ -4,9 +4,9 @@
 import type { LeadColumns } from '../leads/columns.js';
 import type { CallingPolicy } from '../rules/types.js';
 import type { ParsedSource } from './source.js';
+import type { Weekday } from '../time/window.js';
 
-/** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
-export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+export type { Weekday };
 export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type WeekdayName = (typeof WEEKDAY_NAMES)[number];
 

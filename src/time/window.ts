@@ -26,9 +26,21 @@
 // change the walk restarts from the fields of the new offset. Results therefore agree with
 // isOpen to the millisecond, with no sampling.
 
-import type { CampaignConfig, Weekday } from '../config/types.js';
 import { DAY_MS, ZoneTimelines, dayNumberOfIsoDate, weekdayOfDay } from './zone-offsets.js';
 import type { ZoneTimeline } from './zone-offsets.js';
+
+/** Luxon weekday numbers: 1 = Monday … 7 = Sunday. */
+export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+
+/** The calling-window fields of a campaign's configuration (time/ sits below config/). */
+export interface CampaignWindowFields {
+  allowedDays: readonly Weekday[];
+  /** Seconds after local midnight. */
+  allowedHoursStart: number;
+  allowedHoursEnd: number;
+  /** Whole local days without calls, `YYYY-MM-DD`. */
+  blackoutDates: readonly string[];
+}
 
 export interface WindowSpec {
   /** IANA zone whose wall clock the window is read on. */
@@ -203,7 +215,7 @@ export function nextOpeningAll(specs: readonly WindowSpec[], from: number): numb
 }
 
 /** The calling window of a campaign, read in `timezone` (its own zone or the assistant's). */
-export function windowFromCampaign(c: CampaignConfig, timezone: string): WindowSpec {
+export function windowFromCampaign(c: CampaignWindowFields, timezone: string): WindowSpec {
   return {
     timezone,
     days: c.allowedDays,
