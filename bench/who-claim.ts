@@ -19,7 +19,7 @@ import { dueLeads } from '../src/store/due-leads.js';
 import { deferHeld, holdOf, readLeadFacts } from '../src/engine/person-hold.js';
 import { planLead } from '../src/engine/planner.js';
 import { runtimeCampaign } from '../src/engine/runtime-campaign.js';
-import { readRulesFile } from '../src/rules/parse.js';
+import { readRulesFile } from '../src/config/calling-rules.js';
 import { takeLease } from '../src/store/lease.js';
 import { benchDialect, benchTarget, migrateTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';

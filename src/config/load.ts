@@ -9,7 +9,7 @@ import { parseDaemonFile } from './daemon.js';
 import { hasErrors, ProblemSink } from './problems.js';
 import type { FieldPath } from './source.js';
 import type { CampaignConfig, ConfigProblem, LoadedConfig } from './types.js';
-import { applyCallingPolicy } from '../rules/policy.js';
+import { applyCallingPolicy } from './calling-policy.js';
 
 /** The daemon file cannot be read or parsed at all (`validate` exits 2). */
 export class ConfigUnreadableError extends Error {

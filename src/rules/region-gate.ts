@@ -4,7 +4,7 @@
 // time/window.ts, so the rule follows the same DST policy (wall-clock fields of the
 // instant, never constructed local times). Closed dates and public holidays are those
 // windows' blackout dates.
-import type { Weekday } from '../config/types.js';
+import type { Weekday } from '../time/window.js';
 import { isOpen, nextOpening, type WindowSpec } from '../time/window.js';
 import type { Gate } from './gate.js';
 import { publicHolidays } from './holidays.js';

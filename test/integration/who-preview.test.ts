@@ -11,7 +11,7 @@ import type { CampaignConfig } from '../../src/config/types.js';
 import { previewCampaigns } from '../../src/explain/preview.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
-import { readRulesFile } from '../../src/rules/parse.js';
+import { readRulesFile } from '../../src/config/calling-rules.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { openTestStore } from '../helpers/test-store.js';

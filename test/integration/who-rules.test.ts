@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRulesFile } from '../../src/rules/parse.js';
+import { readRulesFile } from '../../src/config/calling-rules.js';
 import { oracleOpen, PEOPLE } from '../helpers/calling-rules-oracle.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptCap } from '../../src/rules/types.js';
-import { readRulesFile } from '../../src/rules/parse.js';
+import { readRulesFile } from '../../src/config/calling-rules.js';
 import type { SimCall } from '../../src/simulator/types.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { openStore } from '../../src/store/open-store.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DateTime } from 'luxon';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPersonWindow, numberRegions, personZones } from '../../src/rules/person-window.js';
-import { parseRulesText, readRulesFile } from '../../src/rules/parse.js';
+import { parseRulesText, readRulesFile } from '../../src/config/calling-rules.js';
 import { regionRuleGate } from '../../src/rules/region-gate.js';
 import type { RegionRule } from '../../src/rules/types.js';
 import { windowFromCampaign } from '../../src/time/window.js';

@@ -12,13 +12,13 @@
 //       max_attempts_per_number: { count: 3, window_hours: 24 }
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ProblemSink, sortByPosition } from '../config/problems.js';
-import { parseSource } from '../config/source.js';
-import { checkValue, type Field, type Spec } from '../config/spec.js';
-import { WEEKDAY_NAMES, type ConfigProblem, type WeekdayName } from '../config/types.js';
-import { holidayCalendarKnown } from './holidays.js';
-import type { DayHours, RegionRule } from './types.js';
-import { attemptCapField } from '../config/attempt-cap-spec.js';
+import { ProblemSink, sortByPosition } from './problems.js';
+import { parseSource } from './source.js';
+import { checkValue, type Field, type Spec } from './spec.js';
+import { WEEKDAY_NAMES, type ConfigProblem, type WeekdayName } from './types.js';
+import { holidayCalendarKnown } from '../rules/holidays.js';
+import type { DayHours, RegionRule } from '../rules/types.js';
+import { attemptCapField } from './attempt-cap-spec.js';
 
 const time: Spec = { kind: 'time' };
 const hoursSpec: Spec = {

@@ -1,11 +1,11 @@
 // Completes each campaign's callingPolicy at load time (section 11): the daemon's rules
 // file and cap, then the campaign's own. The result travels in the campaign's stored
 // config, so the engine, explain and validate --preview all judge by the same rules.
-import type { CampaignParseResult } from '../config/campaign.js';
-import type { ProblemSink } from '../config/problems.js';
-import type { DaemonConfig } from '../config/types.js';
-import { readRulesFile } from './parse.js';
-import type { AttemptCap, RegionRule } from './types.js';
+import type { CampaignParseResult } from './campaign.js';
+import type { ProblemSink } from './problems.js';
+import type { DaemonConfig } from './types.js';
+import { readRulesFile } from './calling-rules.js';
+import type { AttemptCap, RegionRule } from '../rules/types.js';
 
 export async function applyCallingPolicy(daemon: DaemonConfig, results: CampaignParseResult[], daemonSink: ProblemSink): Promise<void> {
   const common: { rules: RegionRule[]; caps: AttemptCap[] } = { rules: [], caps: [] };
