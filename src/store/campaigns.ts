@@ -1,15 +1,28 @@
 import type { Kysely } from 'kysely';
-import type { CampaignConfig } from '../config/types.js';
 import { ACTIVE_LEAD_STATES, type CampaignRow, type CampaignState, type Database } from './types.js';
 
 // The campaign table mirrors the campaign files. Files own the settings; the operator
 // owns the state (`campaign pause` must survive a config reload), so an upsert never
 // writes `state` of an existing row.
 
+/**
+ * What the campaign table keeps of a campaign file: the fields it has columns for. The whole
+ * object given is stored as config_json (status and explain read it with the daemon down);
+ * the store treats it as plain data (config/ defines its full shape).
+ */
+export interface CampaignFileFields {
+  name: string;
+  file: string;
+  assistantId: number;
+  maxCallsInParallel: number;
+  initialStatus: 'running' | 'paused';
+  leads: { remoteCampaignId?: number };
+}
+
 /** Inserts a campaign from its file, or refreshes its settings while keeping its state. */
 export async function upsertCampaign(
   db: Kysely<Database>,
-  cfg: CampaignConfig,
+  cfg: CampaignFileFields,
   resolved: { timezone: string | null },
   now: number,
 ): Promise<CampaignRow> {
@@ -100,12 +113,6 @@ export async function completeRunningCampaign(db: Kysely<Database>, id: number, 
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
-
-/** The campaign file as it was last loaded (stored so that status/explain work offline). */
-export function storedCampaignConfig(row: CampaignRow): CampaignConfig {
-  return JSON.parse(row.config_json) as CampaignConfig;
-}
-
 /**
  * The default_country of the campaigns in the store (as last loaded from their files),
  * upper-cased, each once, in campaign-name order: the countries their national numbers
@@ -113,6 +120,7 @@ export function storedCampaignConfig(row: CampaignRow): CampaignConfig {
  */
 export async function campaignDefaultCountries(db: Kysely<Database>): Promise<string[]> {
   const rows = await db.selectFrom('campaigns').select('config_json').orderBy('name').execute();
-  const countries = rows.map((r) => (JSON.parse(r.config_json) as Partial<CampaignConfig>).defaultCountry?.trim().toUpperCase()).filter((c): c is string => !!c);
+  // config_json is the campaign file as config/ normalised it; only this field is read here.
+  const countries = rows.map((r) => (JSON.parse(r.config_json) as { defaultCountry?: string }).defaultCountry?.trim().toUpperCase()).filter((c): c is string => !!c);
   return [...new Set(countries)];
 }

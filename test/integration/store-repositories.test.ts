@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { getCampaignByName, listCampaigns, setCampaignProblem, setCampaignState, storedCampaignConfig, upsertCampaign } from '../../src/store/campaigns.js';
+import { getCampaignByName, listCampaigns, setCampaignProblem, setCampaignState, upsertCampaign } from '../../src/store/campaigns.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { openTestStore } from '../helpers/test-store.js';
 import { listLeadEvents, recordEvent } from '../../src/store/events.js';
@@ -48,7 +48,7 @@ describe('campaigns', () => {
     await setCampaignState(db, 'spring', 'running', 2000);
     const again = await upsertCampaign(db, campaignConfig({ initialStatus: 'paused', assistantId: 13, maxCallsInParallel: 7, leads: { remoteCampaignId: 17 } }), { timezone: null }, 3000);
     expect(again).toMatchObject({ id: first.id, state: 'running', assistant_id: 13, max_calls_in_parallel: 7, remote_campaign_id: 17, timezone: null, created_at: 1000, updated_at: 3000 });
-    expect(storedCampaignConfig(again).maxCallsInParallel).toBe(7);
+    expect((JSON.parse(again.config_json) as CampaignConfig).maxCallsInParallel).toBe(7);
     expect(await listCampaigns(db)).toHaveLength(1);
   });
 
