@@ -3,7 +3,7 @@
 // `invalid` leads) and the do-not-call list. Streams, so large files stay cheap in memory
 // apart from the set of numbers used to spot duplicates.
 import { LeadFileError, readLeadCsv, type ReadLeadOptions } from '../leads/read-leads.js';
-import { readSuppressionFile } from '../store/suppressions.js';
+import { readSuppressionFile } from '../leads/suppression-file.js';
 import type { CampaignConfig, ConfigProblem, DaemonConfig } from './types.js';
 
 /** Per file, at most this many rows are listed one by one; the rest are counted. */

@@ -8,7 +8,8 @@ import { readLeadFile } from '../leads/read-leads.js';
 import type { Logger } from '../log/logger.js';
 import { getCampaignByName, listCampaigns, setCampaignProblem, upsertCampaign } from '../store/campaigns.js';
 import { recordEvent } from '../store/events.js';
-import { readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
+import { readSuppressionFile } from '../leads/suppression-file.js';
+import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
 import { recordConfigProblems } from './daemon-row.js';
 

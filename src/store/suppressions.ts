@@ -1,47 +1,14 @@
-import fs from 'node:fs';
-import readline from 'node:readline';
 import type { Kysely } from 'kysely';
-import { normalisePhone } from '../leads/phone.js';
 import { DUE_LEAD_STATES, type Database } from './types.js';
 
 // The do-not-call list. The file is the source of truth for rows with source 'file':
 // each sync makes the table match it. A lead whose number is on the list becomes
 // `suppressed` (final); taking a number off the list later does not revive such leads,
-// because an operator who once said "do not call" should re-import on purpose.
+// because an operator who once said "do not call" should re-import on purpose. The file
+// itself is read by leads/suppression-file.ts.
 
 const FILE_SOURCE = 'file';
 const CHUNK = 500;
-
-/** A line of the suppression file that is not a usable number. */
-export interface SuppressionProblem {
-  line: number;
-  text: string;
-  reason: string;
-}
-
-/** Reads a do-not-call file: one E.164 number a line; `#` starts a comment; blank lines ignored. */
-export async function readSuppressionFile(file: string): Promise<{ numbers: string[]; problems: SuppressionProblem[] }> {
-  const numbers = new Set<string>();
-  const problems: SuppressionProblem[] = [];
-  const input = fs.createReadStream(file, { encoding: 'utf8' });
-  const lines = readline.createInterface({ input, crlfDelay: Infinity });
-  let line = 0;
-  try {
-    for await (const raw of lines) {
-      line++;
-      const text = (line === 1 ? raw.replace(/^\uFEFF/, '') : raw).split('#', 1)[0]?.trim() ?? '';
-      if (text === '') continue;
-      // No default country: a national number on a shared list is ambiguous.
-      const result = normalisePhone(text);
-      if (result.ok) numbers.add(result.e164);
-      else problems.push({ line, text, reason: result.reason });
-    }
-  } finally {
-    lines.close();
-    input.destroy();
-  }
-  return { numbers: [...numbers], problems };
-}
 
 /** Makes the 'file' rows of the table equal to `numbers`; returns how many were added and removed. */
 export async function syncSuppressions(db: Kysely<Database>, numbers: Iterable<string>, now: number): Promise<{ added: number; removed: number }> {

@@ -8,7 +8,8 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { openTestStore } from '../helpers/test-store.js';
 import { listLeadEvents, recordEvent } from '../../src/store/events.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { isSuppressed, readSuppressionFile, suppressPendingLeads, syncSuppressions } from '../../src/store/suppressions.js';
+import { isSuppressed, suppressPendingLeads, syncSuppressions } from '../../src/store/suppressions.js';
+import { readSuppressionFile } from '../../src/leads/suppression-file.js';
 import type { LeadState } from '../../src/store/types.js';
 
 let handle: DatabaseHandle;
