@@ -1,9 +1,13 @@
 import { parseServiceTime } from '../service/schema/service-time.js';
+import type { CallResultFields } from '../store/results-types.js';
 
 // What the service reported of a call, read from a webhook payload or a call-list record
-// into the fields campaignd keeps (product.md section 9). Pure: no store, no logger. A
+// into the fields campaignd keeps (product.md section 9). Pure: no database, no logger. A
 // value of the wrong type is left out and named in `problems`, never allowed to stop the
 // outcome it came with.
+
+// The fields' shape is the call_results row's (store/results-types.ts).
+export type { CallResultFields };
 
 /** Longest transcript kept, in UTF-16 units of its JSON (a longer one is cut, and said so). */
 export const MAX_TRANSCRIPT_CHARS = 2 * 1024 * 1024;
@@ -11,22 +15,6 @@ export const MAX_TRANSCRIPT_CHARS = 2 * 1024 * 1024;
 export const MAX_JSON_CHARS = 256 * 1024;
 /** Longest recording URL kept. */
 export const MAX_URL_CHARS = 4096;
-
-/** The result fields of one call. null means "not said (yet)": a merge never lets null overwrite a value. */
-export interface CallResultFields {
-  callId: string | null;
-  status: string | null;
-  answeredBy: string | null;
-  durationSeconds: number | null;
-  startedAt: number | null;
-  endedAt: number | null;
-  cost: number | null;
-  recordingUrl: string | null;
-  /** A string or a list of turns, as sent. */
-  transcript: string | unknown[] | null;
-  extracted: Record<string, unknown> | null;
-  evaluation: unknown;
-}
 
 /** The raw values, named as campaignd reads them; each may be anything the service sent. */
 export interface GivenCall {

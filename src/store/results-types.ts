@@ -31,3 +31,19 @@ export interface CallResultsTable {
 }
 
 export type CallResultRow = Selectable<CallResultsTable>;
+
+/** The result fields of one call. null means "not said (yet)": a merge never lets null overwrite a value. */
+export interface CallResultFields {
+  callId: string | null;
+  status: string | null;
+  answeredBy: string | null;
+  durationSeconds: number | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  cost: number | null;
+  recordingUrl: string | null;
+  /** A string or a list of turns, as sent. */
+  transcript: string | unknown[] | null;
+  extracted: Record<string, unknown> | null;
+  evaluation: unknown;
+}

@@ -1,6 +1,5 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import type { CallResultFields } from '../results/given.js';
-import type { CallResultRow, ResultSource } from './results-types.js';
+import type { CallResultFields, CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
 
 // The call_results repository (migrations/0004_call_results.ts): what the service said of
