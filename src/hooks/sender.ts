@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { Database } from '../store/types.js';
 import type { Clock } from '../time/clock.js';
-import { deferEvent, disableHook, hookBacklogs, pendingEvents, removeEvents, type HookBacklog } from './outbox-store.js';
+import { deferEvent, disableHook, disabledHookUrls, hookBacklogs, pendingEvents, removeEvents, type HookBacklog } from '../store/hook-outbox.js';
 import { signatureHeader } from './signature.js';
 
 // Delivers the outbox (product.md section 9): a loop of its own, never on the dialing
@@ -177,8 +177,7 @@ export function startHookSender(opts: HookSenderOptions): HookSender {
   }
 
   async function loop(): Promise<void> {
-    const states = await opts.db.selectFrom('hook_states').select('hook_url').where('disabled_at', 'is not', null).execute();
-    for (const s of states) disabled.add(s.hook_url);
+    for (const url of await disabledHookUrls(opts.db)) disabled.add(url);
     while (!stopped) {
       let sleep = idleMs;
       try {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { hasMigration } from '../store/migrate.js';
 import type { Database } from '../store/types.js';
-import { hookBacklogs } from './outbox-store.js';
+import { hookBacklogs } from '../store/hook-outbox.js';
 
 // The hooks part of `campaignd status`: per hook, what waits to be delivered.
 

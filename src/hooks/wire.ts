@@ -4,7 +4,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { Logger } from '../log/logger.js';
 import type { Database } from '../store/types.js';
 import type { Clock } from '../time/clock.js';
-import { syncHookSubscriptions } from './outbox-store.js';
+import { syncHookSubscriptions } from '../store/hook-outbox.js';
 import { startHookSender, type HookSender } from './sender.js';
 
 // The daemon's hooks: subscriptions written from the config (so the triggers know what

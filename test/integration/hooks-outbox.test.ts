@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { syncHookSubscriptions } from '../../src/hooks/outbox-store.js';
+import { syncHookSubscriptions } from '../../src/store/hook-outbox.js';
 import { retryDelayMs, startHookSender, type HookSender } from '../../src/hooks/sender.js';
 import { verifySignature } from '../../src/hooks/signature.js';
 import { silentLogger } from '../../src/log/logger.js';

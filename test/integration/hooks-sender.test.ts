@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { syncHookSubscriptions } from '../../src/hooks/outbox-store.js';
+import { syncHookSubscriptions } from '../../src/store/hook-outbox.js';
 import { startHookSender, type HookSender } from '../../src/hooks/sender.js';
 import { startDaemonHooks } from '../../src/hooks/wire.js';
 import { createMetrics } from '../../src/http/metrics.js';

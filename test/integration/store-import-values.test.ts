@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { syncHookSubscriptions } from '../../src/hooks/outbox-store.js';
+import { syncHookSubscriptions } from '../../src/store/hook-outbox.js';
 import { importLeads } from '../../src/leads/import.js';
 import { readLeadCsv } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { HookEventType } from '../store/results-hook-types.js';
-import type { Database } from '../store/types.js';
+import type { HookEventType } from './results-hook-types.js';
+import type { Database } from './types.js';
 
 // The hook tables (migrations/0007_hooks.ts): subscriptions written from the
 // config, the outbox the triggers fill, and the hooks disabled by a 410.
@@ -32,6 +32,12 @@ export async function syncHookSubscriptions(db: Kysely<Database>, hooks: readonl
     if (rows.length > 0) await trx.insertInto('hook_subscriptions').values(rows).execute();
     return dropped;
   });
+}
+
+/** The hooks a 410 disabled (the sender skips them from the start). */
+export async function disabledHookUrls(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('hook_states').select('hook_url').where('disabled_at', 'is not', null).execute();
+  return rows.map((r) => r.hook_url);
 }
 
 /** The oldest undelivered events of a hook, in delivery order. */
