@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DatabaseHandle } from '../store/database.js';
 import { copyStore, TargetNotEmptyError, type CopyProgress } from '../store/copy.js';
 import { HEARTBEAT_STALE_MS } from '../lifecycle/daemon-row.js';
+import { liveDaemonRows } from '../store/daemons.js';
 import { describeTarget } from '../store/open-store.js';
 import { isPostgresUrl, redactUrls } from '../store/dialect.js';
 import { systemClock } from '../time/clock.js';
@@ -111,11 +112,6 @@ async function open(target: string, role: 'source' | 'target', io: CliIo): Promi
 /** A daemon still writing the source would leave the copy behind at once. */
 async function refuseRunningDaemon(from: DatabaseHandle, target: string): Promise<void> {
   const now = systemClock.now();
-  const live = await from.db
-    .selectFrom('daemons')
-    .select(['pid', 'hostname'])
-    .where('stopped_at', 'is', null)
-    .where('heartbeat_at', '>', now - HEARTBEAT_STALE_MS)
-    .executeTakeFirst();
+  const [live] = await liveDaemonRows(from.db, now - HEARTBEAT_STALE_MS);
   if (live) throw new CliError(`a daemon (pid ${live.pid} on ${live.hostname}) is running on ${describeTarget(target)}: stop it first, so that nothing changes during the copy`, EXIT.problems);
 }

@@ -11,7 +11,7 @@ import { recordEvent } from '../store/events.js';
 import { readSuppressionFile } from '../leads/suppression-file.js';
 import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
-import { recordConfigProblems } from './daemon-row.js';
+import { addConfigProblems, recordConfigProblems } from '../store/daemons.js';
 
 // Brings the store in line with the files: campaign rows, lead files, the do-not-call
 // list. Runs at start and on SIGHUP; never stops a good campaign for a bad neighbour.
@@ -111,17 +111,7 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
       failures.push(`${cfg.name}: lead file not imported: ${message} — fix the file and send SIGHUP; no lead was lost`);
     }
   }
-  if (failures.length > 0) await addDaemonProblems(db, failures);
-}
-
-async function addDaemonProblems(db: Kysely<Database>, lines: string[]): Promise<void> {
-  const row = await db.selectFrom('daemons').select('problems_json').where('stopped_at', 'is', null).executeTakeFirst();
-  const earlier = row?.problems_json ? (JSON.parse(row.problems_json) as unknown[]) : [];
-  await db
-    .updateTable('daemons')
-    .set({ problems_json: JSON.stringify([...earlier, ...lines]) })
-    .where('stopped_at', 'is', null)
-    .execute();
+  if (failures.length > 0) await addConfigProblems(db, failures);
 }
 
 /** Loads the do-not-call list and suppresses active leads on it. */

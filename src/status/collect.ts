@@ -10,6 +10,7 @@ import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types
 import { FINISHED_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
 import { isPostgres } from '../store/dialect.js';
 import { readLease } from '../store/lease.js';
+import { daemonRows } from '../store/daemons.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
@@ -81,7 +82,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
 }
 
 async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): Promise<DaemonStatus> {
-  const rows: DaemonRow[] = await trx.selectFrom('daemons').selectAll().orderBy('heartbeat_at', 'desc').execute();
+  const rows: DaemonRow[] = await daemonRows(trx);
   const holder = await leaseHolder(trx);
   const running = (row: DaemonRow) => {
     const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;

@@ -4,7 +4,7 @@ import { collectStatus, finishAt, UnknownCampaignError } from '../../src/status/
 import { windowFromCampaign } from '../../src/time/window.js';
 import { statusProblems } from '../../src/status/problems.js';
 import { renderStatus } from '../../src/status/render.js';
-import { heartbeat } from '../../src/lifecycle/daemon-row.js';
+import { heartbeat } from '../../src/store/daemons.js';
 import { campaignConfig, createStore, insertAttempt, insertCampaign, insertLeads, makeTempConfig, upsertDaemon } from './status-fixture.js';
 
 // Sunday 2026-11-22 09:00 in Berlin: the Mon–Fri window is closed until Monday 09:00.
