@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { attemptsByHour } from '../store/campaign-activity.js';
 import type { Database } from '../store/types.js';
 
 export const HOUR_MS = 3_600_000;
@@ -55,7 +56,7 @@ export function createHourlyCounter(): HourlyCounter {
         const start = hours ? from : since;
         if (!hours) kept.set(id, (hours = new Map()));
         const open = new Map<number, number>();
-        for (const [hour, n] of await countByHour(db, id, start)) {
+        for (const [hour, n] of await attemptsByHour(db, id, start, HOUR_MS)) {
           if (hour < settled) hours.set(hour, n);
           else open.set(hour, n);
         }
@@ -73,16 +74,4 @@ export function createHourlyCounter(): HourlyCounter {
       return out;
     },
   };
-}
-
-/** Attempts of one campaign created at or after `start` (hour-aligned), by hour start. */
-async function countByHour(db: Kysely<Database>, campaignId: number, start: number): Promise<Map<number, number>> {
-  const rows = await db
-    .selectFrom('attempts')
-    .where('campaign_id', '=', campaignId)
-    .where('created_at', '>=', start)
-    .select([sql<number>`cast((created_at - ${start}) / ${HOUR_MS} as integer)`.as('h'), (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('h')
-    .execute();
-  return new Map(rows.map((r) => [start + Number(r.h) * HOUR_MS, Number(r.n)]));
 }

@@ -1,13 +1,14 @@
 import { DateTime, IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
 import { campaignCounts, type CampaignCounts } from '../store/counts.js';
 import { unconfirmedCountsByCampaign } from '../store/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
-import { FINISHED_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from '../store/state-lists.js';
+import { attemptsSince, attemptsSinceEach, finishedLeads, finishedLeadsByCampaign, firstAttemptSince, firstAttemptSinceByCampaign, liveCallsByCampaign, type FinishedWindow } from '../store/campaign-activity.js';
+import { listCampaigns } from '../store/campaigns.js';
 import { isPostgres } from '../store/dialect.js';
 import { readLease } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
@@ -49,7 +50,7 @@ export class UnknownCampaignError extends Error {
 export async function collectStatus(db: Kysely<Database>, opts: CollectOptions): Promise<StatusReport> {
   return db.transaction().execute(async (trx) => {
     const daemon = await collectDaemon(trx, opts);
-    const all = await trx.selectFrom('campaigns').selectAll().orderBy('name').execute();
+    const all = await listCampaigns(trx);
     let rows = all;
     if (opts.campaign !== undefined) {
       rows = all.filter((r) => r.name === opts.campaign);
@@ -60,7 +61,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
     // Every campaign's live calls, even for one CAMPAIGN: the daemon-wide limit counts them all.
-    const live = await countLive(trx, undefined);
+    const live = await liveCallsByCampaign(trx);
     daemon.live_calls = [...live.values()].reduce((a, b) => a + b, 0);
     const counts = await campaignCounts(trx, only);
     // Every provisional success, however old: one the engine no longer looks for is no more final.
@@ -234,62 +235,38 @@ function leadCounts(counts: CampaignCounts | undefined): LeadCounts {
   return out;
 }
 
-/** Live calls per campaign, through the partial index on live attempts. */
-async function countLive(trx: Transaction<Database>, campaignId: number | undefined): Promise<Map<number, number>> {
-  let query = trx
-    .selectFrom('attempts')
-    // Literals, not bound parameters: SQLite uses a partial index only when it can prove
-    // the query's WHERE implies the index's, which it cannot do through `?` (a full scan
-    // of 600k attempts took 440 ms; through the index it is instant).
-    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('campaign_id');
-  if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
-  return new Map((await query.execute()).map((r) => [r.campaign_id, Number(r.n)]));
-}
-
 /** What a campaign's report reads of its recent attempts and finished leads. */
 interface Activity {
   /** Attempts created at or after `midnight`. */
   today(campaignId: number, midnight: number): Promise<number>;
-  /** Leads finished in the last hour (countCompletions). */
+  /** Leads finished in the last hour with an attempt of the last few hours (store: finishedLeads). */
   completions(campaignId: number): Promise<number>;
-  /** The stretch of the last hour the campaign was dialing in (pacedSpan). */
+  /** The stretch of the last hour the campaign was dialing in (spanFrom). */
   pacedSpan(campaignId: number): Promise<number>;
+}
+
+/** Leads finished in the last hour that have an attempt from the last few hours. */
+function lastHour(now: number): FinishedWindow {
+  return { finishedSince: now - HOUR_MS, attemptedSince: now - PACE_LOOKBACK_MS };
 }
 
 function perCampaignActivity(trx: Transaction<Database>, now: number): Activity {
   return {
-    today: (id, midnight) => countSince(trx, id, midnight),
-    completions: (id) => countCompletions(trx, id, now),
-    pacedSpan: (id) => pacedSpan(trx, id, now),
+    today: (id, midnight) => attemptsSince(trx, id, midnight),
+    completions: (id) => finishedLeads(trx, id, lastHour(now)),
+    pacedSpan: async (id) => spanFrom(await firstAttemptSince(trx, id, now - HOUR_MS), now),
   };
 }
 
 /**
  * The same figures for every campaign of `rows`, three queries in all (PostgreSQL). At 1M
- * leads in 100 campaigns: attempts today, one index range per campaign from its own
- * midnight, ~15 ms; leads finished in the last hour, one grouped scan, ~50-100 ms (the same
- * ranges per campaign in one statement took longer); the paced span ~3 ms.
+ * leads in 100 campaigns: attempts today ~15 ms; leads finished in the last hour ~50-100 ms
+ * (the same ranges per campaign in one statement took longer); the paced span ~3 ms.
  */
 async function batchedActivity(trx: Transaction<Database>, rows: readonly CampaignRow[], now: number): Promise<Activity> {
-  const since = rows.map((r) => sql`(${r.id}::bigint, ${midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, now)}::bigint)`);
-  const today = await sql<{ campaign_id: number; n: number }>`
-    select v.campaign_id, (select count(*) from attempts a where a.campaign_id = v.campaign_id and a.created_at >= v.since) as n
-    from (values ${sql.join(since)}) as v(campaign_id, since)`.execute(trx);
-  const first = await trx
-    .selectFrom('attempts')
-    .where('created_at', '>=', now - HOUR_MS)
-    .select(['campaign_id', (eb) => eb.fn.min<number>('created_at').as('first')])
-    .groupBy('campaign_id')
-    .execute();
-  const completions = await finishedLastHour(trx, now)
-    .select(['l.campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('l.campaign_id')
-    .execute();
-  const todayBy = new Map(today.rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
-  const firstBy = new Map(first.map((r) => [Number(r.campaign_id), Number(r.first)]));
-  const completionsBy = new Map(completions.map((r) => [Number(r.campaign_id), Number(r.n)]));
+  const todayBy = await attemptsSinceEach(trx, rows.map((r) => ({ campaignId: r.id, since: midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, now) })));
+  const firstBy = await firstAttemptSinceByCampaign(trx, now - HOUR_MS);
+  const completionsBy = await finishedLeadsByCampaign(trx, lastHour(now));
   return {
     today: async (id) => todayBy.get(id) ?? 0,
     completions: async (id) => completionsBy.get(id) ?? 0,
@@ -297,69 +274,13 @@ async function batchedActivity(trx: Transaction<Database>, rows: readonly Campai
   };
 }
 
-/** Attempts of a campaign created at or after `since`: a range of the (campaign_id, created_at) index. */
-async function countSince(trx: Transaction<Database>, campaignId: number, since: number): Promise<number> {
-  const r = await trx
-    .selectFrom('attempts')
-    .where('campaign_id', '=', campaignId)
-    .where('created_at', '>=', since)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
-}
-
 /**
- * The stretch of the last hour the campaign was dialing in: from its first attempt in
- * that hour (at least 5 min, so that the first calls do not promise a wild pace). A
- * campaign that started 10 minutes ago is measured over 10 minutes, not 60.
+ * From the first attempt of the last hour (null: none) to now, between 5 min and an hour:
+ * a campaign that started 10 minutes ago is measured over 10 minutes, not 60, and the first
+ * calls do not promise a wild pace.
  */
-async function pacedSpan(trx: Transaction<Database>, campaignId: number, now: number): Promise<number> {
-  const r = await trx
-    .selectFrom('attempts')
-    .where('campaign_id', '=', campaignId)
-    .where('created_at', '>=', now - HOUR_MS)
-    .select((eb) => eb.fn.min<number>('created_at').as('first'))
-    .executeTakeFirst();
-  return spanFrom(r?.first == null ? null : Number(r.first), now);
-}
-
-/** From the first attempt of the last hour (null: none) to now, between 5 min and an hour. */
 function spanFrom(first: number | null, now: number): number {
   return Math.min(HOUR_MS, Math.max(5 * 60_000, now - (first ?? now - HOUR_MS)));
-}
-
-/**
- * Leads that reached completed / reached-max-retries in the last hour and have an
- * attempt from the last few hours. Driven by the leads_finished partial index (the
- * leads finished since `now - 1 h`) with one probe of attempts_lead each: a join from
- * the campaign's recent attempts read every attempt of three hours and its lead
- * (~2 ms per campaign at 1M leads). The attempt is not filtered by campaign: an
- * attempt belongs to its lead's campaign (the claim takes the lead from that
- * campaign), and a campaign_id there would lead SQLite without statistics to the
- * (campaign_id, created_at) index, a walk of every recent attempt per lead.
- */
-async function countCompletions(trx: Transaction<Database>, campaignId: number, now: number): Promise<number> {
-  const r = await finishedLastHour(trx, now)
-    .where('l.campaign_id', '=', campaignId)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(r?.n ?? 0);
-}
-
-/** Leads finished in the last hour with an attempt of the last few hours (countCompletions explains the shape). */
-function finishedLastHour(trx: Transaction<Database>, now: number) {
-  return trx
-    .selectFrom('leads as l')
-    .where('l.state', 'in', FINISHED_LEAD_STATES_SQL)
-    .where('l.updated_at', '>=', now - HOUR_MS)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('attempts as a')
-          .select('a.id')
-          .whereRef('a.lead_id', '=', 'l.id')
-          .where('a.created_at', '>=', now - PACE_LOOKBACK_MS),
-      ),
-    );
 }
 
 function emptyCounts(): LeadCounts {
