@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
 import { acquireDaemonSlot, pidAlive } from './lifecycle/daemon-row.js';
 import { heartbeat, markStopped, type ApiCounters } from './store/daemons.js';
+import { probeCampaigns } from './store/campaigns.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
@@ -192,7 +193,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
           const api = engine.status();
           let database = 'ok';
           try {
-            await db.selectFrom('campaigns').select('id').limit(1).execute();
+            await probeCampaigns(db);
           } catch {
             database = 'unavailable';
           }

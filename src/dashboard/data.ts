@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { collectStatus } from '../status/collect.js';
 import type { StatusReport } from '../status/types.js';
 import type { Database } from '../store/types.js';
+import { campaignNames } from '../store/campaigns.js';
 import { HOURS, hoursSince, type HourlyCounter } from './hourly.js';
 
 /** What one view of the dashboard shows: status's report plus what only the dashboard draws. */
@@ -29,7 +30,7 @@ export interface DataDeps {
 
 export async function collectDashboard(deps: DataDeps, now: number): Promise<DashboardData> {
   const status = await collectStatus(deps.db, { now, version: deps.version, isPidAlive: deps.isPidAlive, hostname: deps.hostname });
-  const ids = await deps.db.selectFrom('campaigns').select(['id', 'name']).execute();
+  const ids = await campaignNames(deps.db);
   const hourly = await deps.hourly.read(deps.db, ids.map((r) => r.id), now);
   const attempts_per_hour: Record<string, number[]> = {};
   for (const r of ids) attempts_per_hour[r.name] = hourly.get(r.id) ?? new Array<number>(HOURS).fill(0);

@@ -43,6 +43,16 @@ export async function upsertCampaign(
     .executeTakeFirstOrThrow();
 }
 
+/** Every campaign's id and name, by id. */
+export async function campaignNames(db: Kysely<Database>): Promise<{ id: number; name: string }[]> {
+  return db.selectFrom('campaigns').select(['id', 'name']).orderBy('id').execute();
+}
+
+/** Whether the database answers a read: throws when it does not (the daemon's readiness check). */
+export async function probeCampaigns(db: Kysely<Database>): Promise<void> {
+  await db.selectFrom('campaigns').select('id').limit(1).execute();
+}
+
 /** The campaign named `name`, if any. */
 export async function getCampaignByName(db: Kysely<Database>, name: string): Promise<CampaignRow | undefined> {
   return db.selectFrom('campaigns').selectAll().where('name', '=', name).executeTakeFirst();
