@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Lead } from '../service/schema/records.js';
 import type { ListLeadsQuery } from '../service/schema/requests.js';
+import { insertLeadContacts, insertRemoteLead, leadsByDedupeKey, updateLeadVariables } from '../store/remote-leads.js';
 import { suppressedAmong } from '../store/suppressions.js';
 import type { Database, LeadState } from '../store/types.js';
 import { normalisePhone } from './phone.js';
@@ -74,9 +75,7 @@ export async function syncRemoteLeads(db: Kysely<Database>, client: RemoteLeadSo
 async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: Lead[], now: number, summary: RemoteSyncSummary): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const keys = leads.map((l) => `remote:${l.id}`);
-    const existing = new Map(
-      (await trx.selectFrom('leads').select(['id', 'dedupe_key', 'state', 'variables_json']).where('campaign_id', '=', campaign.id).where('dedupe_key', 'in', keys).execute()).map((r) => [r.dedupe_key, r]),
-    );
+    const existing = new Map((await leadsByDedupeKey(trx, campaign.id, keys)).map((r) => [r.dedupe_key, r]));
     const fresh = leads.filter((l) => !existing.has(`remote:${l.id}`));
     const numbers = fresh.map((l) => normalisePhone(l.phone_number, campaign.defaultCountry));
     const dnc = await suppressedAmong(trx, numbers.flatMap((n) => (n.ok ? [n.e164] : [])));
@@ -89,25 +88,19 @@ async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: 
       if (!phone.ok) [state, reason] = ['invalid', phone.reason];
       else if (dnc.has(phone.e164)) [state, reason] = ['suppressed', 'on the suppression list'];
       else if (remoteFinal) [state, reason] = [remoteFinal, `status "${lead.status}" on the service`];
-      const row = await trx
-        .insertInto('leads')
-        .values({
-          campaign_id: campaign.id,
-          dedupe_key: `remote:${lead.id}`,
-          phone_number: phone.ok ? phone.e164 : lead.phone_number,
-          variables_json: JSON.stringify(stringVariables(lead.variables)),
-          timezone: null,
+      const leadId = await insertRemoteLead(
+        trx,
+        {
+          campaignId: campaign.id,
+          dedupeKey: `remote:${lead.id}`,
+          phoneNumber: phone.ok ? phone.e164 : lead.phone_number,
+          variablesJson: JSON.stringify(stringVariables(lead.variables)),
           state,
-          state_reason: reason,
-          next_due_at: state === 'pending' ? now : null,
-          remote_lead_id: Number(lead.id),
-          source_file: null,
-          source_line: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+          reason,
+          remoteLeadId: Number(lead.id),
+        },
+        now,
+      );
       summary.added++;
       if (state === 'invalid') {
         summary.invalid++;
@@ -121,9 +114,9 @@ async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: 
         // A bad or repeated secondary is skipped, as in CSV imports.
         if (!s.ok || seenNumbers.includes(s.e164)) continue;
         seenNumbers.push(s.e164);
-        contacts.push({ lead_id: row.id, position: seenNumbers.length - 1, phone_number: s.e164, remote_lead_id: Number(secondary.id) });
+        contacts.push({ lead_id: leadId, position: seenNumbers.length - 1, phone_number: s.e164, remote_lead_id: Number(secondary.id) });
       }
-      if (contacts.length > 0) await trx.insertInto('lead_contacts').values(contacts).execute();
+      await insertLeadContacts(trx, contacts);
     }
 
     for (const lead of leads) {
@@ -134,7 +127,7 @@ async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: 
         summary.unchanged++;
         continue;
       }
-      await trx.updateTable('leads').set({ variables_json: variables, updated_at: now }).where('id', '=', stored.id).execute();
+      await updateLeadVariables(trx, stored.id, variables, now);
       summary.updated++;
     }
   });
