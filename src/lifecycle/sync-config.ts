@@ -7,7 +7,7 @@ import { importLeads } from '../leads/import.js';
 import { readLeadFile } from '../leads/read-leads.js';
 import type { Logger } from '../log/logger.js';
 import { getCampaignByName, listCampaigns, setCampaignProblem, upsertCampaign } from '../store/campaigns.js';
-import { recordEvent } from '../store/events.js';
+import { lastCampaignEventData, recordEvent } from '../store/events.js';
 import { readSuppressionFile } from '../leads/suppression-file.js';
 import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
@@ -79,14 +79,8 @@ export async function syncLeadFiles(db: Kysely<Database>, config: LoadedConfig, 
       failures.push(`${cfg.name}: lead file ${file} cannot be read — fix the path or the file and send SIGHUP; no lead was lost`);
       continue;
     }
-    const last = await db
-      .selectFrom('events')
-      .select('data_json')
-      .where('campaign_id', '=', row.id)
-      .where('kind', '=', 'leads-imported')
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
-    const lastData = last?.data_json ? (JSON.parse(last.data_json) as { file?: string; fingerprint?: string }) : null;
+    const last = await lastCampaignEventData(db, row.id, 'leads-imported');
+    const lastData = last ? (JSON.parse(last) as { file?: string; fingerprint?: string }) : null;
     if (lastData?.file === file && lastData.fingerprint === fingerprint) continue;
     try {
       const summary = await importLeads(

@@ -40,3 +40,9 @@ export async function listLeadEvents(db: Kysely<Database>, leadId: number, limit
 export async function listCampaignEvents(db: Kysely<Database>, campaignId: number, limit = 50): Promise<EventRow[]> {
   return db.selectFrom('events').selectAll().where('campaign_id', '=', campaignId).orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** The data of a campaign's newest event of `kind` (null: no such event, or one without data). */
+export async function lastCampaignEventData(db: Kysely<Database>, campaignId: number, kind: string): Promise<string | null> {
+  const row = await db.selectFrom('events').select('data_json').where('campaign_id', '=', campaignId).where('kind', '=', kind).orderBy('id', 'desc').executeTakeFirst();
+  return row?.data_json ?? null;
+}
