@@ -7,10 +7,9 @@ import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec }
 import { campaignCounts, type CampaignCounts } from '../store/counts.js';
 import { unconfirmedCountsByCampaign } from '../store/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
-import { attemptsSince, attemptsSinceEach, finishedLeads, finishedLeadsByCampaign, firstAttemptSince, firstAttemptSinceByCampaign, liveCallsByCampaign, type FinishedWindow } from '../store/campaign-activity.js';
+import { campaignActivity, liveCallsByCampaign, type CampaignActivity, type FinishedWindow } from '../store/campaign-activity.js';
 import { listCampaigns } from '../store/campaigns.js';
-import { isPostgres } from '../store/dialect.js';
-import { readLease } from '../store/lease.js';
+import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
@@ -66,11 +65,12 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     const counts = await campaignCounts(trx, only);
     // Every provisional success, however old: one the engine no longer looks for is no more final.
     const confirming = await unconfirmedCountsByCampaign(trx, 0);
-    // PostgreSQL: a round trip costs more than these small queries, so with several
-    // campaigns each is asked once for all of them (300 round trips: 340 of the 390 ms of
-    // a report of 100 campaigns at 1M leads; 140 ms after). SQLite runs them in-process:
-    // per campaign, as tuned for its planner.
-    const activity = isPostgres(trx) && rows.length > 1 ? await batchedActivity(trx, rows, opts.now) : perCampaignActivity(trx, opts.now);
+    // "Today" starts at each campaign's own local midnight.
+    const activity = await campaignActivity(
+      trx,
+      rows.map((r) => ({ campaignId: r.id, since: midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, opts.now) })),
+      { firstSince: opts.now - HOUR_MS, finished: lastHour(opts.now) },
+    );
     const campaigns: CampaignStatus[] = [];
     for (const row of rows) {
       const campaign = await collectCampaign(row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
@@ -128,16 +128,6 @@ async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): 
   };
 }
 
-/**
- * The instance holding an unexpired lease on PostgreSQL (null: nobody holds one right now);
- * undefined on SQLite, where the lease is not used and the running daemon is active.
- */
-async function leaseHolder(trx: Transaction<Database>): Promise<string | null | undefined> {
-  if (!isPostgres(trx)) return undefined;
-  const lease = await readLease(trx);
-  return lease?.live ? lease.holder : null;
-}
-
 /** The campaign's zone as stored, if luxon knows it, and the problem when it does not. */
 function campaignZone(row: CampaignRow, config: CampaignConfig | undefined): { zone: string | null; zoneProblem: string | null } {
   const stored = row.timezone ?? config?.timezone ?? null;
@@ -153,17 +143,17 @@ function midnightIn(zone: string | null, now: number): number {
   return DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
 }
 
-async function collectCampaign(row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: Activity): Promise<CampaignStatus> {
+async function collectCampaign(row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity): Promise<CampaignStatus> {
   const leads = leadCounts(counts);
   const attemptsTotal = counts?.attempts ?? 0;
   const config = parseCampaignConfig(row.config_json);
   const { zone, zoneProblem } = campaignZone(row, config);
   const window = windowStatus(config, zone, now);
-  const today = await activity.today(row.id, midnightIn(zone, now));
-  const completionsLastHour = await activity.completions(row.id);
+  const today = await activity.attemptsSince(row.id);
+  const completionsLastHour = await activity.finishedLeads(row.id);
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
-  const perHour = completionsLastHour > 0 ? completionsLastHour / ((await activity.pacedSpan(row.id)) / HOUR_MS) : 0;
+  const perHour = completionsLastHour > 0 ? completionsLastHour / (spanFrom(await activity.firstAttempt(row.id), now) / HOUR_MS) : 0;
   const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
@@ -235,43 +225,9 @@ function leadCounts(counts: CampaignCounts | undefined): LeadCounts {
   return out;
 }
 
-/** What a campaign's report reads of its recent attempts and finished leads. */
-interface Activity {
-  /** Attempts created at or after `midnight`. */
-  today(campaignId: number, midnight: number): Promise<number>;
-  /** Leads finished in the last hour with an attempt of the last few hours (store: finishedLeads). */
-  completions(campaignId: number): Promise<number>;
-  /** The stretch of the last hour the campaign was dialing in (spanFrom). */
-  pacedSpan(campaignId: number): Promise<number>;
-}
-
 /** Leads finished in the last hour that have an attempt from the last few hours. */
 function lastHour(now: number): FinishedWindow {
   return { finishedSince: now - HOUR_MS, attemptedSince: now - PACE_LOOKBACK_MS };
-}
-
-function perCampaignActivity(trx: Transaction<Database>, now: number): Activity {
-  return {
-    today: (id, midnight) => attemptsSince(trx, id, midnight),
-    completions: (id) => finishedLeads(trx, id, lastHour(now)),
-    pacedSpan: async (id) => spanFrom(await firstAttemptSince(trx, id, now - HOUR_MS), now),
-  };
-}
-
-/**
- * The same figures for every campaign of `rows`, three queries in all (PostgreSQL). At 1M
- * leads in 100 campaigns: attempts today ~15 ms; leads finished in the last hour ~50-100 ms
- * (the same ranges per campaign in one statement took longer); the paced span ~3 ms.
- */
-async function batchedActivity(trx: Transaction<Database>, rows: readonly CampaignRow[], now: number): Promise<Activity> {
-  const todayBy = await attemptsSinceEach(trx, rows.map((r) => ({ campaignId: r.id, since: midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, now) })));
-  const firstBy = await firstAttemptSinceByCampaign(trx, now - HOUR_MS);
-  const completionsBy = await finishedLeadsByCampaign(trx, lastHour(now));
-  return {
-    today: async (id) => todayBy.get(id) ?? 0,
-    completions: async (id) => completionsBy.get(id) ?? 0,
-    pacedSpan: async (id) => spanFrom(firstBy.get(id) ?? null, now),
-  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { Database } from './types.js';
 
 // The active instance's lease (product.md §10): one row, `ha_lease` id 1. Whoever holds an
@@ -79,4 +80,14 @@ export async function readLease(db: Kysely<Database>): Promise<(LeaseRow & { liv
     .executeTakeFirst();
   if (!row) return undefined;
   return { holder: row.holder, token: Number(row.token), expires_at: Number(row.expires_at), live: Boolean(row.live) };
+}
+
+/**
+ * The instance holding an unexpired lease on PostgreSQL (null: nobody holds one right now);
+ * undefined on SQLite, where the lease is not used and the running daemon is active.
+ */
+export async function leaseHolder(db: Kysely<Database>): Promise<string | null | undefined> {
+  if (!isPostgres(db)) return undefined;
+  const lease = await readLease(db);
+  return lease?.live ? lease.holder : null;
 }
