@@ -123,6 +123,7 @@ export async function completeRunningCampaign(db: Kysely<Database>, id: number, 
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
+
 /**
  * The default_country of the campaigns in the store (as last loaded from their files),
  * upper-cased, each once, in campaign-name order: the countries their national numbers

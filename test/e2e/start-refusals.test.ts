@@ -85,7 +85,7 @@ const REFUSALS: Refusal[] = [
     setup: async (w) => {
       fs.mkdirSync(path.dirname(w.dbPath), { recursive: true });
       const store = await openStore(w.dbPath);
-      await migrateToLatest(store.db);
+      await migrateToLatest(store.db, { clock: { now: () => 0 } });
       await sql`insert into schema_migrations (version, applied_at) values ('9999_from_the_future', 0)`.execute(store.db);
       await store.close();
     },

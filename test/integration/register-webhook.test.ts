@@ -29,6 +29,7 @@ function config(assistants: number[], webhook: LoadedConfig['daemon']['webhook']
       webhook,
       unknownAttemptSettleSeconds: 180,
       log: { level: 'info' },
+      ha: { leaseSeconds: 10 },
     },
     campaigns: assistants.map((id, i) => campaignConfig(`c${i}`, { assistantId: id })),
     problems: [],

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CAMPAIGN_FIELDS } from '../../src/config/campaign-spec.js';
 import { DAEMON_FIELDS } from '../../src/config/daemon-spec.js';
 import type { Field } from '../../src/config/spec.js';
-import { RULE_FIELDS } from '../../src/rules/parse.js';
+import { RULE_FIELDS } from '../../src/config/calling-rules.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 /** The design notes by name, or their numbered sections and rules cited bare. */
