@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Lead } from '../service/schema/records.js';
 import type { ListLeadsQuery } from '../service/schema/requests.js';
-import { insertLeadContacts, insertRemoteLead, leadsByDedupeKey, updateLeadVariables } from '../store/remote-leads.js';
+import { leadsByDedupeKey, refreshPendingLead } from '../store/lead-import.js';
+import { insertLeadContacts, insertRemoteLead } from '../store/remote-leads.js';
 import { suppressedAmong } from '../store/suppressions.js';
 import type { Database, LeadState } from '../store/types.js';
 import { normalisePhone } from './phone.js';
@@ -75,7 +76,7 @@ export async function syncRemoteLeads(db: Kysely<Database>, client: RemoteLeadSo
 async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: Lead[], now: number, summary: RemoteSyncSummary): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const keys = leads.map((l) => `remote:${l.id}`);
-    const existing = new Map((await leadsByDedupeKey(trx, campaign.id, keys)).map((r) => [r.dedupe_key, r]));
+    const existing = await leadsByDedupeKey(trx, campaign.id, keys);
     const fresh = leads.filter((l) => !existing.has(`remote:${l.id}`));
     const numbers = fresh.map((l) => normalisePhone(l.phone_number, campaign.defaultCountry));
     const dnc = await suppressedAmong(trx, numbers.flatMap((n) => (n.ok ? [n.e164] : [])));
@@ -127,7 +128,7 @@ async function storePage(db: Kysely<Database>, campaign: RemoteCampaign, leads: 
         summary.unchanged++;
         continue;
       }
-      await updateLeadVariables(trx, stored.id, variables, now);
+      await refreshPendingLead(trx, stored.id, { variablesJson: variables, timezone: stored.timezone }, now);
       summary.updated++;
     }
   });

@@ -3,12 +3,8 @@ import type { Database, LeadState } from './types.js';
 
 // The rows a pass over the service's leads writes (leads/remote-sync.ts decides what): a
 // remote lead is keyed by `remote:<service id>`, its secondary numbers are lead_contacts
-// rows, and a lead not yet called takes the service's changed variables.
-
-/** The stored leads of a campaign among these dedupe keys. */
-export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number, keys: readonly string[]) {
-  return db.selectFrom('leads').select(['id', 'dedupe_key', 'state', 'variables_json']).where('campaign_id', '=', campaignId).where('dedupe_key', 'in', keys).execute();
-}
+// rows, and a lead not yet called takes the service's changed variables. Stored leads are
+// looked up and refreshed as imports do (store/lead-import.ts).
 
 /** A lead read from the service, as stored. */
 export interface NewRemoteLead {
@@ -51,9 +47,4 @@ export async function insertLeadContacts(
   contacts: readonly { lead_id: number; position: number; phone_number: string; remote_lead_id: number }[],
 ): Promise<void> {
   if (contacts.length > 0) await db.insertInto('lead_contacts').values([...contacts]).execute();
-}
-
-/** Replaces a lead's variables. */
-export async function updateLeadVariables(db: Kysely<Database>, leadId: number, variablesJson: string, now: number): Promise<void> {
-  await db.updateTable('leads').set({ variables_json: variablesJson, updated_at: now }).where('id', '=', leadId).execute();
 }
