@@ -52,7 +52,7 @@ try {
 async function measure(): Promise<void> {
   const store = openDatabase(file);
   const clock: Clock = { now: () => NOW, sleep: async () => {}, setTimer: () => () => {} };
-  const guard = createGuard(TOKEN);
+  const guard = createGuard({ token: TOKEN, db: store.db, clock });
   const logger = silentLogger();
   const dashboard = createDashboard({
     db: store.db,
@@ -85,7 +85,7 @@ async function measure(): Promise<void> {
     webhook: { secret: () => undefined, handle: async () => ({ accepted: false }) },
     dashboard: timedDashboard,
   });
-  const cookie = guard.sessionCookie().split(';')[0]!;
+  const cookie = (await guard.startSession()).split(';')[0]!;
   if (!cookie.startsWith(`${SESSION_COOKIE}=`)) throw new Error('unexpected session cookie');
   const base = `http://127.0.0.1:${http.port}`;
   const get = async (p: string): Promise<{ ms: number; server: number; bytes: number; text: string }> => {

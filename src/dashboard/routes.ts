@@ -15,7 +15,7 @@ import { CLIENT_SCRIPT } from './asset-script.js';
 import { STYLESHEET } from './asset-style.js';
 import { collectDashboard, type DataDeps } from './data.js';
 import { createHourlyCounter } from './hourly.js';
-import type { Guard } from './guard.js';
+import { originProblem, type Guard } from './guard.js';
 import type { Html } from './html.js';
 import { ASSET_SCRIPT, ASSET_STYLE, renderCampaigns, renderDaemon, renderLogin, renderPage, STATUS_JSON } from './render.js';
 import { renderExplanation, renderSearchProblem } from './render-explain.js';
@@ -91,20 +91,24 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     if (!form) return void sendJson(res, 413, { error: 'form too large or not received' }, { close: true });
-    if (crossOrigin(req)) return void sendHtml(res, 403, renderLogin('This sign-in came from another site and was refused.'));
+    const refused = originProblem(req);
+    if (refused) {
+      logger.warn({ problem: refused }, 'dashboard sign-in refused');
+      return void sendHtml(res, 403, renderLogin(`This sign-in was refused (${refused}): sign in from the dashboard page.`));
+    }
     if (!guard.tokenRequired) return redirect(res, '/');
     if (!guard.tokenMatches(form.get('token') ?? '')) {
       logger.warn('dashboard sign-in with a wrong token');
       return void sendHtml(res, 401, renderLogin('That is not the dashboard token.'));
     }
-    redirect(res, '/', guard.sessionCookie());
+    redirect(res, '/', await guard.startSession());
   }
 
   async function logout(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const problem = form ? guard.csrfProblem(req, form.get('csrf') ?? undefined) : 'form not received';
     if (problem) return void sendJson(res, 403, { error: problem });
-    redirect(res, '/', guard.clearCookie());
+    redirect(res, '/', await guard.endSession(req));
   }
 
   async function action(req: IncomingMessage, res: ServerResponse, what: CampaignAction): Promise<void> {
@@ -167,7 +171,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       if (!allowed.includes(method)) {
         return void sendJson(res, 405, { error: `method ${method} not allowed on ${url.pathname}` }, { close: hasBody(req), headers: { Allow: allowed.join(', ') } });
       }
-      if (route.auth && !guard.authorised(req)) {
+      if (route.auth && !(await guard.authorised(req))) {
         // 401 before the body is read: nothing of an unauthorised request is acted on.
         if (method === 'GET' && url.pathname === '/') return void sendHtml(res, 401, renderLogin());
         return void sendJson(res, 401, { error: 'the dashboard token is required: sign in at /' }, { close: hasBody(req) });
@@ -190,17 +194,6 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     }
   }
   return new URLSearchParams(text);
-}
-
-/** An Origin naming another host (a sign-in form posted from elsewhere). */
-function crossOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.headers.host;
-  } catch {
-    return true;
-  }
 }
 
 function sendHtml(res: ServerResponse, status: number, text: string): void {
