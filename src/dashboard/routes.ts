@@ -19,6 +19,7 @@ import { originProblem, type Guard } from './guard.js';
 import type { Html } from './html.js';
 import { ASSET_SCRIPT, ASSET_STYLE, renderCampaigns, renderDaemon, renderLogin, renderPage, STATUS_JSON } from './render.js';
 import { renderExplanation, renderSearchProblem } from './render-explain.js';
+import { parseView, viewQuery } from './view.js';
 
 // The dashboard's HTTP endpoints. The daemon's server routes `/` and `/dashboard/*`
 // here; everything about the dashboard (who may see it, what it shows) is decided here.
@@ -80,12 +81,13 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
         ? { query, result: renderExplanation(await explainNumber(deps.db, parsed.e164, now, deps.isPidAlive)) }
         : { query, result: renderSearchProblem(query, parsed.reason) };
     }
-    sendHtml(res, 200, renderPage(data, { csrf: guard.csrfToken, tokenRequired: guard.tokenRequired, ...(search ? { search } : {}) }));
+    sendHtml(res, 200, renderPage(data, { csrf: guard.csrfToken, tokenRequired: guard.tokenRequired, view: parseView(url.searchParams), ...(search ? { search } : {}) }));
   }
 
-  async function statusJson(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function statusJson(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const data = await collectDashboard(sources, deps.clock.now());
-    sendJson(res, 200, { data, html: { daemon: renderDaemon(data).text, campaigns: renderCampaigns(data, guard.csrfToken).text } });
+    // The same view as the page that asks (its query string): the rows it shows, in its order.
+    sendJson(res, 200, { data, html: { daemon: renderDaemon(data).text, campaigns: renderCampaigns(data, guard.csrfToken, parseView(url.searchParams)).text } });
   }
 
   async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -125,7 +127,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     logger.info({ campaign: name, from: result.from, to: result.to }, `campaign ${what}d from the dashboard`);
     deps.onStateChanged?.();
     // A plain form post goes back to the page; a script gets JSON.
-    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, '/');
+    // The page goes back to the view it was posted from (re-read: never a path of the form's choosing).
+    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, `/${viewQuery(parseView(new URLSearchParams(form.get('back') ?? '')))}`);
     else sendJson(res, 200, { campaign: name, from: result.from, to: result.to });
   }
 

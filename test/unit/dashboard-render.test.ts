@@ -51,8 +51,9 @@ describe('dashboard HTML', () => {
     expect(page).not.toContain('onerror="');
     expect(page).toContain(escapeHtml(EVIL));
     expect(page).toContain('value="tok&quot;en"');
-    // The campaign's window in its zone, marked for the viewer's local time.
-    expect(page).toContain('<time datetime="2026-11-25T18:00:00+01:00" data-local>');
+    // The campaign's window as said in its zone, marked for the viewer's local time.
+    expect(page).toContain('<b>open</b>, closes <time datetime="2026-11-25T18:00:00+01:00" data-local data-said="Wed 18:00">Wed 18:00 Berlin</time>');
+    expect(page).not.toContain('18:00:00+01:00<');
     // Only the daemon's own script and stylesheet.
     expect(page.match(/<script[^>]*>/g)).toEqual(['<script src="/dashboard/app.js" defer>']);
     // The results backlog of the hooks.
