@@ -70,9 +70,13 @@ export function viewQuery(view: View): string {
   return q === '' ? '' : `?${q}`;
 }
 
-/** The campaigns `view` shows, in its order (ties by name). */
+/**
+ * The campaigns `view` shows, in its order (ties by name). The opened one stays whatever
+ * the filter: pausing it from "Running" must not take its card away.
+ */
 export function selectCampaigns(campaigns: readonly CampaignStatus[], view: View): CampaignStatus[] {
-  const test: (c: CampaignStatus) => boolean = FILTERS[view.show].test;
+  const filter: (c: CampaignStatus) => boolean = FILTERS[view.show].test;
+  const test = (c: CampaignStatus): boolean => c.name === view.open || filter(c);
   const value = COLUMNS[view.sort].value;
   const sign = view.desc ? -1 : 1;
   return campaigns
