@@ -74,11 +74,12 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     const now = deps.clock.now();
     const data = await collectDashboard(sources, now);
     const query = url.searchParams.get('phone');
+    const zones = new Map(data.status.campaigns.map((c) => [c.name, c.window.timezone]));
     let search: { query: string; result: Html } | undefined;
     if (query !== null && query.trim() !== '') {
       const parsed = normalisePhone(query);
       search = parsed.ok
-        ? { query, result: renderExplanation(await explainNumber(deps.db, parsed.e164, now, deps.isPidAlive)) }
+        ? { query, result: renderExplanation(await explainNumber(deps.db, parsed.e164, now, deps.isPidAlive), { zoneOf: (name) => zones.get(name) ?? null, now }) }
         : { query, result: renderSearchProblem(query, parsed.reason) };
     }
     sendHtml(res, 200, renderPage(data, { csrf: guard.csrfToken, tokenRequired: guard.tokenRequired, view: parseView(url.searchParams), ...(search ? { search } : {}) }));

@@ -1,4 +1,5 @@
 import { localTime } from '../status/render.js';
+import { formatLocal } from '../time/duration-format.js';
 import { html, type Html } from './html.js';
 
 // Times as a person says them: "Thu 23:59 New York" in the campaign's zone, never an ISO
@@ -11,8 +12,12 @@ export function zonePlace(zone: string): string {
   return (zone.split('/').at(-1) ?? zone).replace(/_/g, ' ');
 }
 
-/** An instant of a campaign (ISO in its zone) as "Thu 23:59 New York" ("Mon 7 Dec 09:00 …" beyond six days). */
+/**
+ * An instant as "Thu 23:59 New York" in `zone` ("Mon 7 Dec 09:00 …" beyond six days);
+ * without a zone, in the ISO stamp's own offset, no place named.
+ */
 export function spokenTime(iso: string, zone: string | null, now: number): Html {
-  const said = localTime(iso, now);
+  const at = Date.parse(iso);
+  const said = localTime(zone && Number.isFinite(at) ? formatLocal(at, zone) : iso, now);
   return html`<time datetime="${iso}" data-local data-said="${said}">${said}${zone ? ` ${zonePlace(zone)}` : ''}</time>`;
 }

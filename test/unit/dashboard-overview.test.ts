@@ -63,6 +63,8 @@ describe('times as a person says them', () => {
     expect(zonePlace('Etc/GMT+5')).toBe('Etc/GMT+5');
     const t = spokenTime('2026-11-26T23:59:00-05:00', 'America/New_York', NOW).text;
     expect(t).toBe('<time datetime="2026-11-26T23:59:00-05:00" data-local data-said="Thu 23:59">Thu 23:59 New York</time>');
+    // Said in the zone it names, whatever the stamp's offset.
+    expect(spokenTime('2026-11-26T14:00:00+00:00', 'Asia/Tokyo', NOW).text).toContain('>Thu 23:00 Tokyo<');
     // Beyond six days the date is said too.
     expect(spokenTime('2026-12-07T09:00:00+01:00', 'Europe/Berlin', NOW).text).toContain('>Mon 7 Dec 09:00 Berlin<');
   });
