@@ -121,6 +121,11 @@ describe(`dashboard sessions (${testDialect})`, () => {
     expect(await pageStatus(base, used)).toBe(200);
     clock.jump(12 * HOUR);
     expect(await pageStatus(base, used)).toBe(401);
+    // Signing out of a session that ran out still works: the cookie is cleared, back to sign-in.
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(await (await fetch(base, { headers: { cookie: await signIn(base) } })).text())![1]!;
+    const out = await fetch(`${base}/dashboard/logout`, { method: 'POST', redirect: 'manual', headers: { cookie: used, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${encodeURIComponent(csrf)}` });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
   });
 
   it('sweeps expired sessions from the store', async () => {
