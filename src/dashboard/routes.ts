@@ -129,8 +129,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     logger.info({ campaign: name, from: result.from, to: result.to }, `campaign ${what}d from the dashboard`);
     deps.onStateChanged?.();
     // A plain form post goes back to the page; a script gets JSON.
-    // The page goes back to the view it was posted from (re-read: never a path of the form's choosing).
-    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, `/${viewQuery(parseView(new URLSearchParams(form.get('back') ?? '')))}`);
+    // The page goes back to the view it was posted from (re-read: never a path of the form's
+    // choosing), scrolled to the opened card.
+    const back = parseView(new URLSearchParams(form.get('back') ?? ''));
+    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, `/${viewQuery(back)}${back.open !== null ? '#open' : ''}`);
     else sendJson(res, 200, { campaign: name, from: result.from, to: result.to });
   }
 

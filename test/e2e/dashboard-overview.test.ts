@@ -92,6 +92,7 @@ describe('the dashboard overview of 100 campaigns in Chromium', () => {
     const view = new URL(page.url()).search;
     await Promise.all([page.waitForURL((u) => u.search === view && u.pathname === '/'), card.locator('button.pause').click()]);
     await expect(page.locator(`tr.c-row[data-campaign="${name}"] .state`).textContent()).resolves.toBe('paused');
+    expect(new URL(page.url()).hash).toBe('#open');
     // Closing it: its row's link again.
     await Promise.all([page.waitForURL((u) => !u.search.includes('open=')), page.locator(`tr.c-row[data-campaign="${name}"] td.name a`).click()]);
     expect(await page.locator('article.campaign').count()).toBe(0);
