@@ -35,7 +35,7 @@ function data(campaigns: CampaignStatus[]): DashboardData {
     attempts_per_hour: Object.fromEntries(campaigns.map((c) => [c.name, new Array<number>(24).fill(0)])),
     rate_limit: { requests_per_minute: 100, burst: 20, burst_window_seconds: 10 },
     status: {
-      daemon: { running: true, pid: 1, version: '1', api: 'ok', api_detail: null, hostname: 'h', started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 1, instances: [] },
+      daemon: { running: true, pid: 1, version: '1', api: 'ok', api_detail: null, hostname: 'h', started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 1, instances: [], max_calls_in_parallel: 20, live_calls: 0 },
       campaigns,
     },
   };
