@@ -209,7 +209,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
           db,
           clock,
           logger,
-          guard: createGuard(opts.dashboardToken || undefined),
+          guard: createGuard({ token: opts.dashboardToken || undefined, db, clock }),
           version: opts.version,
           hostname: os.hostname(),
           isPidAlive: pidAlive,

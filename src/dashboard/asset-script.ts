@@ -4,25 +4,55 @@
 export const CLIENT_SCRIPT = `'use strict';
 (function () {
   var REFRESH_MS = 2000;
-  var fmt = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  var SIX_DAYS_MS = 6 * 86400000;
+  var parts = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  var clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  // The viewer's own form of an instant, as the server writes the campaign's:
+  // "Thu 23:59", or "Mon 7 Dec 09:00" beyond six days.
+  function said(d) {
+    var p = {};
+    parts.formatToParts(d).forEach(function (x) { p[x.type] = x.value; });
+    var time = p.hour + ':' + p.minute;
+    return d.getTime() - Date.now() > SIX_DAYS_MS ? p.weekday + ' ' + p.day + ' ' + p.month + ' ' + time : p.weekday + ' ' + time;
+  }
+  // After each campaign time: " · 05:59 yours" (the weekday too when the viewer's differs);
+  // nothing when the viewer's clock reads the same.
   function localTimes(root) {
     var times = root.querySelectorAll('time[data-local]');
     for (var i = 0; i < times.length; i++) {
       var t = times[i];
       var d = new Date(t.getAttribute('datetime'));
       if (isNaN(d.getTime())) continue;
+      var theirs = t.getAttribute('data-said') || '';
+      var mine = said(d);
       var span = t.nextElementSibling && t.nextElementSibling.classList.contains('yours') ? t.nextElementSibling : null;
+      if (mine === theirs) { if (span) span.remove(); continue; }
       if (!span) {
         span = document.createElement('span');
         span.className = 'yours';
         t.insertAdjacentElement('afterend', span);
       }
-      span.textContent = ' (your time: ' + fmt.format(d) + ')';
+      var sameDay = mine.slice(0, 3) === theirs.slice(0, 3) && mine.length === theirs.length;
+      span.textContent = ' \u00b7 ' + (sameDay ? mine.slice(4) : mine) + ' yours';
     }
+  }
+  function updated(iso) {
+    var el = document.getElementById('updated');
+    var d = new Date(iso);
+    if (!el || isNaN(d.getTime())) return;
+    el.textContent = 'updated ' + clock.format(d);
+    el.setAttribute('data-at', iso);
   }
   var main = document.getElementById('campaigns');
   localTimes(document);
   if (!main) return;
+  updated(document.getElementById('updated').getAttribute('data-at'));
+  // A row of the overview opens its card: the whole row follows its name's link.
+  main.addEventListener('click', function (e) {
+    var row = e.target.closest && e.target.closest('tr[data-href]');
+    if (!row || e.target.closest('a, button, form')) return;
+    location.href = row.getAttribute('data-href');
+  });
   var url = main.getAttribute('data-refresh');
   function schedule() { setTimeout(refresh, REFRESH_MS); }
   function refresh() {
@@ -37,9 +67,7 @@ export const CLIENT_SCRIPT = `'use strict';
         document.getElementById('daemon').innerHTML = doc.html.daemon;
         main.innerHTML = doc.html.campaigns;
         localTimes(document);
-        var updated = document.getElementById('updated');
-        updated.textContent = 'updated ' + doc.data.generated_at;
-        updated.setAttribute('data-at', doc.data.generated_at);
+        updated(doc.data.generated_at);
         document.body.classList.remove('stale');
       })
       .catch(function () { document.body.classList.add('stale'); })

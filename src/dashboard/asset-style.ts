@@ -48,6 +48,26 @@ svg.hours{height:40px}
 .yours{color:var(--muted);font-size:12px}
 .actions{display:flex;gap:8px;align-items:center;margin-top:12px;padding-top:10px;border-top:1px solid var(--line)}
 .actions form{margin:0}
+#campaigns.many{display:block}
+.overview{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:8px 0 4px;overflow-x:auto}
+.filters{display:flex;flex-wrap:wrap;gap:6px;padding:4px 12px 8px}
+.filter{padding:3px 10px;border:1px solid var(--line);border-radius:14px;color:var(--ink);text-decoration:none;font-size:13px}
+.filter b{font-weight:600;color:var(--muted)}
+.filter[aria-current]{background:var(--ink);border-color:var(--ink);color:#fff}.filter[aria-current] b{color:#fff}
+.filter.alert b{color:var(--bad)}.filter.alert[aria-current]{background:var(--bad);border-color:var(--bad)}
+.overview-table{width:100%;border-collapse:collapse;font-size:13px}
+.overview-table th{text-align:left;font-size:12px;font-weight:600;color:var(--muted);padding:4px 10px;border-bottom:1px solid var(--line);white-space:nowrap}
+.overview-table th a{color:inherit;text-decoration:none}
+.overview-table th[aria-sort] a{color:var(--ink)}
+.overview-table td{padding:3px 10px;border-bottom:1px solid var(--line);white-space:nowrap;vertical-align:middle}
+.c-row{cursor:pointer}.c-row:hover{background:#f0f4fb}.c-row.opened{background:#e8effc}
+.c-row .name a{color:var(--ink);font-weight:600;text-decoration:none}
+.c-row.has-problem{box-shadow:inset 3px 0 0 var(--bad)}
+.c-row .window,.c-row .window .ok{color:var(--ink)}
+.c-row td.problem{white-space:normal;max-width:28em}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+.progress{min-width:150px}.progress svg.bar{display:inline-block;width:100px;height:10px;vertical-align:-1px;margin-right:6px}
+.card-row>td{padding:10px;background:#e8effc}
 footer{padding:0 20px 16px;color:var(--muted);font-size:12px}
 .campaign footer{padding:10px 0 0}
 .login{max-width:340px;margin:12vh auto;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:20px}

@@ -10,7 +10,8 @@ export interface Segment {
   cls: string;
 }
 
-const fmt = (n: number): string => n.toLocaleString('en');
+/** A count as people read it: 1,234,567. */
+export const fmt = (n: number): string => n.toLocaleString('en');
 
 /** One horizontal bar split into segments (lead states), each with a hover title. */
 export function stackedBar(segments: readonly Segment[], label: string): Html {

@@ -1,6 +1,8 @@
 import type { HookStatus } from '../hooks/status.js';
 import type { CampaignStatus, DaemonStatus } from '../status/types.js';
-import { hourColumns, legend, meter, pct, stackedBar, type Segment } from './charts.js';
+import { renderCard } from './render-card.js';
+import { CARDS_UP_TO, renderOverview } from './render-overview.js';
+import { DEFAULT_VIEW, viewQuery, type View } from './view.js';
 import type { DashboardData } from './data.js';
 import { html, type Html } from './html.js';
 
@@ -19,6 +21,8 @@ function layout(title: string, body: Html, csrf?: string): string {
 
 export interface PageOptions {
   csrf: string;
+  /** The overview's filter, order and opened card (the page's query string). */
+  view?: View;
   tokenRequired: boolean;
   /** The search box's value and its result, when a number was searched for. */
   search?: { query: string; result: Html };
@@ -28,8 +32,8 @@ export interface PageOptions {
 export function renderPage(data: DashboardData, opts: PageOptions): string {
   const body = html`<header class="top"><h1>campaignd</h1><div id="daemon" aria-live="polite">${renderDaemon(data)}</div>${opts.tokenRequired ? html`<form method="post" action="/dashboard/logout" class="logout"><input type="hidden" name="csrf" value="${opts.csrf}"><button type="submit">Sign out</button></form>` : ''}</header>
 <section class="search"><form method="get" action="/" role="search"><label for="phone">Find a lead by phone number</label> <input id="phone" name="phone" type="search" inputmode="tel" placeholder="+15551234567" value="${opts.search?.query ?? ''}"> <button type="submit">Explain</button></form>${opts.search ? html`<div id="search-result">${opts.search.result}</div>` : ''}</section>
-<main id="campaigns" data-refresh="${STATUS_JSON}">${renderCampaigns(data, opts.csrf)}</main>
-<footer><span id="updated" data-at="${data.generated_at}">updated ${data.generated_at}</span> · refreshes every 2 s</footer>`;
+<main id="campaigns" class="${data.status.campaigns.length > CARDS_UP_TO ? 'many' : 'few'}" data-refresh="${STATUS_JSON}${viewQuery(opts.view ?? DEFAULT_VIEW)}">${renderCampaigns(data, opts.csrf, opts.view)}</main>
+<footer><span id="updated" data-at="${data.generated_at}">updated ${data.generated_at.slice(11, 19)} UTC</span> · refreshes every 2 s</footer>`;
   return layout('campaignd dashboard', body, opts.csrf);
 }
 
@@ -58,56 +62,16 @@ function renderBacklog(hooks: readonly HookStatus[]): Html {
   }</dd></div>`;
 }
 
-/** Every campaign as a card. */
-export function renderCampaigns(data: DashboardData, csrf: string): Html {
+/**
+ * The campaigns: as cards when there are a few (up to CARDS_UP_TO), else as the overview,
+ * one row each, `view` choosing which rows, their order and the one opened as its card.
+ */
+export function renderCampaigns(data: DashboardData, csrf: string, view: View = DEFAULT_VIEW): Html {
   if (data.status.campaigns.length === 0) return html`<p class="none">No campaigns yet: add a campaign file to campaigns_dir and send SIGHUP.</p>`;
-  const since = Date.parse(data.attempts_since);
-  return html`${data.status.campaigns.map((c) => renderCampaign(c, data.attempts_per_hour[c.name] ?? [], since, csrf))}`;
-}
-
-function leadSegments(c: CampaignStatus): Segment[] {
-  const l = c.leads;
-  return [
-    { label: 'completed', value: l.completed, cls: 's-completed' },
-    { label: 'max retries', value: l.reached_max_retries, cls: 's-maxed' },
-    { label: 'invalid', value: l.invalid, cls: 's-invalid' },
-    { label: 'suppressed', value: l.suppressed, cls: 's-suppressed' },
-    { label: 'calling', value: l.calling, cls: 's-calling' },
-    { label: 'retry scheduled', value: l.retry_scheduled, cls: 's-retry' },
-    { label: 'pending', value: l.pending, cls: 's-pending' },
-  ];
-}
-
-function renderCampaign(c: CampaignStatus, hours: number[], since: number, csrf: string): Html {
-  const l = c.leads;
-  const finished = l.completed + l.reached_max_retries + l.invalid + l.suppressed;
-  const segments = leadSegments(c);
-  const outcomes = segments.slice(0, 4);
-  const today = hours.reduce((n, v) => n + v, 0);
-  const action = c.state === 'running' ? 'pause' : c.state === 'paused' || c.state === 'stopped' ? 'resume' : null;
-  return html`<article class="campaign" data-campaign="${c.name}">
-<header><h2>${c.name}</h2> <span class="state st-${c.state}">${c.state}</span>${c.problem ? html` <span class="problem">${c.problem}</span>` : ''}</header>
-<div class="row">
-<div class="cell"><h3>Window</h3>${renderWindow(c)}</div>
-<div class="cell"><h3>Live calls</h3><p><b class="live">${c.live_calls}</b> / ${c.max_calls_in_parallel}</p>${meter(c.live_calls, c.max_calls_in_parallel, `${c.live_calls} live calls of ${c.max_calls_in_parallel}`)}</div>
-<div class="cell wide"><h3>Attempts per hour, last 24 h <small>(${fmt(today)})</small></h3>${hourColumns(hours, since, `attempts per hour of ${c.name}`)}</div>
-</div>
-<h3>Lead progress <small><span class="finished">${fmt(finished)}</span> of ${fmt(l.total)} finished (${pct(finished, l.total)})${c.estimated_finish_at ? html` · done by about <time datetime="${c.estimated_finish_at}" data-local>${c.estimated_finish_at.replace('T', ' ')}</time>` : ''}</small></h3>
-${stackedBar(segments, `lead states of ${c.name}`)}${legend(segments.slice(4))}
-<h3>Outcomes <small>${c.success_rate === null ? 'none yet' : `success rate ${pct(c.success_rate, 1)}`}${l.confirming > 0 ? ` · ${fmt(l.confirming)} awaiting confirmation` : ''}</small></h3>
-${finished > 0 ? stackedBar(outcomes, `outcomes of ${c.name}`) : ''}${legend(outcomes)}
-<footer class="actions">${action ? html`<form method="post" action="/dashboard/campaigns/${action}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="campaign" value="${c.name}"><button type="submit" class="${action}">${action === 'pause' ? 'Pause' : 'Resume'}</button></form>` : ''}<a class="download" href="/dashboard/results.csv?campaign=${encodeURIComponent(c.name)}" download>Results CSV</a></footer>
-</article>`;
-}
-
-function renderWindow(c: CampaignStatus): Html {
-  const w = c.window;
-  const zone = w.timezone ?? 'zone not known yet';
-  if (w.open === null) return html`<p class="window muted">unknown <small>(${zone})</small></p>`;
-  const at = w.open ? w.closes_at : w.next_open_at;
-  const when = at ? html`<time datetime="${at}" data-local>${at.replace('T', ' ')}</time>` : null;
-  const text = w.open ? (when ? html`<b>open</b>, closes ${when}` : html`<b>open</b> around the clock`) : when ? html`<b>closed</b>, opens ${when}` : html`<b>closed</b>, never opens again`;
-  return html`<p class="window ${w.open ? 'ok' : 'muted'}">${text} <small>${zone}</small></p>`;
+  const now = Date.parse(data.generated_at);
+  const card = (c: CampaignStatus): Html => renderCard(c, { hours: data.attempts_per_hour[c.name] ?? [], since: Date.parse(data.attempts_since), now, csrf, back: viewQuery(view) });
+  if (data.status.campaigns.length <= CARDS_UP_TO) return html`${data.status.campaigns.map(card)}`;
+  return renderOverview(data.status.campaigns, view, now, card);
 }
 
 /** The sign-in page shown to a request without a valid session. */

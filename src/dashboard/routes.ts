@@ -15,10 +15,11 @@ import { CLIENT_SCRIPT } from './asset-script.js';
 import { STYLESHEET } from './asset-style.js';
 import { collectDashboard, type DataDeps } from './data.js';
 import { createHourlyCounter } from './hourly.js';
-import type { Guard } from './guard.js';
+import { originProblem, type Guard } from './guard.js';
 import type { Html } from './html.js';
 import { ASSET_SCRIPT, ASSET_STYLE, renderCampaigns, renderDaemon, renderLogin, renderPage, STATUS_JSON } from './render.js';
 import { renderExplanation, renderSearchProblem } from './render-explain.js';
+import { parseView, viewQuery } from './view.js';
 
 // The dashboard's HTTP endpoints. The daemon's server routes `/` and `/dashboard/*`
 // here; everything about the dashboard (who may see it, what it shows) is decided here.
@@ -62,7 +63,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     [ASSET_SCRIPT]: { method: 'GET', auth: false, run: (_q, res) => asset(res, CLIENT_SCRIPT, 'text/javascript; charset=utf-8') },
     [ASSET_STYLE]: { method: 'GET', auth: false, run: (_q, res) => asset(res, STYLESHEET, 'text/css; charset=utf-8') },
     '/dashboard/login': { method: 'POST', auth: false, run: login },
-    '/dashboard/logout': { method: 'POST', auth: true, run: logout },
+    // No session needed: signing out of one that already ran out still clears the cookie.
+    '/dashboard/logout': { method: 'POST', auth: false, run: logout },
     [STATUS_JSON]: { method: 'GET', auth: true, run: statusJson },
     '/dashboard/results.csv': { method: 'GET', auth: true, run: resultsCsv },
     '/dashboard/campaigns/pause': { method: 'POST', auth: true, run: (req, res) => action(req, res, 'pause') },
@@ -73,38 +75,44 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     const now = deps.clock.now();
     const data = await collectDashboard(sources, now);
     const query = url.searchParams.get('phone');
+    const zones = new Map(data.status.campaigns.map((c) => [c.name, c.window.timezone]));
     let search: { query: string; result: Html } | undefined;
     if (query !== null && query.trim() !== '') {
       const parsed = normalisePhone(query);
       search = parsed.ok
-        ? { query, result: renderExplanation(await explainNumber(deps.db, parsed.e164, now, deps.isPidAlive)) }
+        ? { query, result: renderExplanation(await explainNumber(deps.db, parsed.e164, now, deps.isPidAlive), { zoneOf: (name) => zones.get(name) ?? null, now }) }
         : { query, result: renderSearchProblem(query, parsed.reason) };
     }
-    sendHtml(res, 200, renderPage(data, { csrf: guard.csrfToken, tokenRequired: guard.tokenRequired, ...(search ? { search } : {}) }));
+    sendHtml(res, 200, renderPage(data, { csrf: guard.csrfToken, tokenRequired: guard.tokenRequired, view: parseView(url.searchParams), ...(search ? { search } : {}) }));
   }
 
-  async function statusJson(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function statusJson(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const data = await collectDashboard(sources, deps.clock.now());
-    sendJson(res, 200, { data, html: { daemon: renderDaemon(data).text, campaigns: renderCampaigns(data, guard.csrfToken).text } });
+    // The same view as the page that asks (its query string): the rows it shows, in its order.
+    sendJson(res, 200, { data, html: { daemon: renderDaemon(data).text, campaigns: renderCampaigns(data, guard.csrfToken, parseView(url.searchParams)).text } });
   }
 
   async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     if (!form) return void sendJson(res, 413, { error: 'form too large or not received' }, { close: true });
-    if (crossOrigin(req)) return void sendHtml(res, 403, renderLogin('This sign-in came from another site and was refused.'));
+    const refused = originProblem(req);
+    if (refused) {
+      logger.warn({ problem: refused }, 'dashboard sign-in refused');
+      return void sendHtml(res, 403, renderLogin(`This sign-in was refused (${refused}): sign in from the dashboard page.`));
+    }
     if (!guard.tokenRequired) return redirect(res, '/');
     if (!guard.tokenMatches(form.get('token') ?? '')) {
       logger.warn('dashboard sign-in with a wrong token');
       return void sendHtml(res, 401, renderLogin('That is not the dashboard token.'));
     }
-    redirect(res, '/', guard.sessionCookie());
+    redirect(res, '/', await guard.startSession());
   }
 
   async function logout(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const problem = form ? guard.csrfProblem(req, form.get('csrf') ?? undefined) : 'form not received';
     if (problem) return void sendJson(res, 403, { error: problem });
-    redirect(res, '/', guard.clearCookie());
+    redirect(res, '/', await guard.endSession(req));
   }
 
   async function action(req: IncomingMessage, res: ServerResponse, what: CampaignAction): Promise<void> {
@@ -121,7 +129,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     logger.info({ campaign: name, from: result.from, to: result.to }, `campaign ${what}d from the dashboard`);
     deps.onStateChanged?.();
     // A plain form post goes back to the page; a script gets JSON.
-    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, '/');
+    // The page goes back to the view it was posted from (re-read: never a path of the form's
+    // choosing), scrolled to the opened card.
+    const back = parseView(new URLSearchParams(form.get('back') ?? ''));
+    if ((req.headers.accept ?? '').includes('text/html')) redirect(res, `/${viewQuery(back)}${back.open !== null ? '#open' : ''}`);
     else sendJson(res, 200, { campaign: name, from: result.from, to: result.to });
   }
 
@@ -167,7 +178,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       if (!allowed.includes(method)) {
         return void sendJson(res, 405, { error: `method ${method} not allowed on ${url.pathname}` }, { close: hasBody(req), headers: { Allow: allowed.join(', ') } });
       }
-      if (route.auth && !guard.authorised(req)) {
+      if (route.auth && !(await guard.authorised(req))) {
         // 401 before the body is read: nothing of an unauthorised request is acted on.
         if (method === 'GET' && url.pathname === '/') return void sendHtml(res, 401, renderLogin());
         return void sendJson(res, 401, { error: 'the dashboard token is required: sign in at /' }, { close: hasBody(req) });
@@ -190,17 +201,6 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     }
   }
   return new URLSearchParams(text);
-}
-
-/** An Origin naming another host (a sign-in form posted from elsewhere). */
-function crossOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.headers.host;
-  } catch {
-    return true;
-  }
 }
 
 function sendHtml(res: ServerResponse, status: number, text: string): void {

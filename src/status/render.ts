@@ -124,7 +124,7 @@ function finishCell(c: CampaignStatus, now: number): string {
 }
 
 /** "Mon 09:00", or "Mon 23 Nov 09:00" when more than six days away, in the instant's own offset. */
-function localTime(iso: string, now: number): string {
+export function localTime(iso: string, now: number): string {
   const dt = DateTime.fromISO(iso, { setZone: true });
   if (!dt.isValid) return iso;
   return dt.toMillis() - now > 6 * 86_400_000 ? dt.toFormat('ccc d LLL HH:mm') : dt.toFormat('ccc HH:mm');

@@ -173,6 +173,15 @@ export interface HaLeaseTable {
   expires_at: number;
 }
 
+/** A dashboard sign-in (src/store/dashboard-sessions.ts): only a keyed hash of its id. */
+export interface DashboardSessionsTable {
+  id_hash: string;
+  /** Epoch ms. */
+  created_at: number;
+  /** Epoch ms; moved forward while the session is used. */
+  expires_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -188,6 +197,7 @@ export interface Database {
   hook_outbox: HookOutboxTable;
   hook_states: HookStatesTable;
   ha_lease: HaLeaseTable;
+  dashboard_sessions: DashboardSessionsTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;

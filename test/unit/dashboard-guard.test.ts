@@ -1,48 +1,51 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createGuard, isLoopback, SESSION_COOKIE } from '../../src/dashboard/guard.js';
+import type { Kysely } from 'kysely';
+import { createGuard, isLoopback, originProblem, SESSION_COOKIE } from '../../src/dashboard/guard.js';
+import type { Database } from '../../src/store/types.js';
+import { ManualClock } from '../../src/time/clock.js';
 
 const req = (headers: Record<string, string>): IncomingMessage => ({ headers: { host: '127.0.0.1:9464', ...headers } }) as unknown as IncomingMessage;
 
+// Sessions (sign-in, sign-out, expiry) need the store: test/integration/store-dashboard-sessions.test.ts.
 describe('dashboard guard', () => {
-  const guard = createGuard('s3cret-token');
-  const cookie = guard.sessionCookie();
+  const db = {} as Kysely<Database>; // never reached: nothing here starts or checks a session
+  const clock = new ManualClock();
+  const guard = createGuard({ token: 's3cret-token', db, clock });
 
-  it('sets an HttpOnly, SameSite=Strict session cookie that is not the token itself', () => {
-    expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{20,}; Path=/; HttpOnly; SameSite=Strict$`));
-    expect(cookie).not.toContain('s3cret-token');
-    expect(guard.clearCookie()).toContain('Max-Age=0');
-  });
-
-  it('authorises the session cookie only', () => {
-    const value = cookie.split(';')[0]!;
-    expect(guard.authorised(req({ cookie: `a=b; ${value}` }))).toBe(true);
-    expect(guard.authorised(req({}))).toBe(false);
-    expect(guard.authorised(req({ cookie: `${SESSION_COOKIE}=s3cret-token` }))).toBe(false);
-    expect(guard.authorised(req({ cookie: `${value}x` }))).toBe(false);
-    // Another token gives another session: a cookie of one daemon does not open another.
-    expect(createGuard('other').authorised(req({ cookie: value }))).toBe(false);
-  });
-
-  it('checks the token in constant time and only when one is configured', () => {
+  it('checks the token in constant time and only when one is configured', async () => {
     expect(guard.tokenMatches('s3cret-token')).toBe(true);
     expect(guard.tokenMatches('s3cret-toke')).toBe(false);
     expect(guard.tokenMatches('')).toBe(false);
-    const open = createGuard(undefined);
+    const open = createGuard({ token: undefined, db, clock });
     expect(open.tokenRequired).toBe(false);
     expect(open.tokenMatches('')).toBe(false);
-    expect(open.authorised(req({}))).toBe(true);
+    await expect(open.authorised(req({}))).resolves.toBe(true);
+    // A cookie that is not a session id is refused before the store is asked.
+    await expect(guard.authorised(req({}))).resolves.toBe(false);
+    await expect(guard.authorised(req({ cookie: `${SESSION_COOKIE}=s3cret-token` }))).resolves.toBe(false);
   });
 
   it('refuses actions without the CSRF token or from another origin', () => {
     expect(guard.csrfProblem(req({ origin: 'http://127.0.0.1:9464' }), guard.csrfToken)).toBeNull();
-    expect(guard.csrfProblem(req({}), guard.csrfToken)).toBeNull();
     expect(guard.csrfProblem(req({ origin: 'http://127.0.0.1:9464' }), undefined)).toMatch(/CSRF/);
     expect(guard.csrfProblem(req({ origin: 'http://127.0.0.1:9464' }), 'nope')).toMatch(/CSRF/);
     expect(guard.csrfProblem(req({ origin: 'http://evil.example' }), guard.csrfToken)).toMatch(/cross-origin/);
     expect(guard.csrfProblem(req({ origin: 'null' }), guard.csrfToken)).toMatch(/opaque/);
     // Without a token, the CSRF token is random per process, never guessable.
-    expect(createGuard(undefined).csrfToken).not.toBe(createGuard(undefined).csrfToken);
+    expect(createGuard({ token: undefined, db, clock }).csrfToken).not.toBe(createGuard({ token: undefined, db, clock }).csrfToken);
+  });
+
+  it('requires the Origin, or the Referer when there is no Origin, to name the daemon itself', () => {
+    // Neither header: refused, even with the right CSRF token.
+    expect(guard.csrfProblem(req({}), guard.csrfToken)).toBe('no Origin or Referer header: actions are taken from the dashboard page');
+    expect(originProblem(req({ referer: 'http://127.0.0.1:9464/?phone=%2B15551234567' }))).toBeNull();
+    // Only the origin of another site's Referer is told, never its path or query.
+    expect(originProblem(req({ referer: 'http://evil.example/x?phone=%2B1555' }))).toBe('cross-origin request from http://evil.example');
+    expect(originProblem(req({ referer: 'http://127.0.0.1:9465/' }))).toMatch(/cross-origin/);
+    expect(originProblem(req({ referer: 'not a url' }))).toBe('malformed Referer header');
+    // The Origin decides when both are sent.
+    expect(originProblem(req({ origin: 'http://evil.example', referer: 'http://127.0.0.1:9464/' }))).toMatch(/cross-origin/);
   });
 });
 

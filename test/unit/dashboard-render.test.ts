@@ -51,8 +51,9 @@ describe('dashboard HTML', () => {
     expect(page).not.toContain('onerror="');
     expect(page).toContain(escapeHtml(EVIL));
     expect(page).toContain('value="tok&quot;en"');
-    // The campaign's window in its zone, marked for the viewer's local time.
-    expect(page).toContain('<time datetime="2026-11-25T18:00:00+01:00" data-local>');
+    // The campaign's window as said in its zone, marked for the viewer's local time.
+    expect(page).toContain('<b>open</b>, closes <time datetime="2026-11-25T18:00:00+01:00" data-local data-said="Wed 18:00">Wed 18:00 Berlin</time>');
+    expect(page).not.toContain('18:00:00+01:00<');
     // Only the daemon's own script and stylesheet.
     expect(page.match(/<script[^>]*>/g)).toEqual(['<script src="/dashboard/app.js" defer>']);
     // The results backlog of the hooks.
@@ -86,12 +87,14 @@ describe('dashboard HTML', () => {
           regions: [],
           contact_position: 0,
           contacts: ['+15550000000', EVIL],
-          attempts: [{ id: 1, phone_number: '+15550000000', contact_position: 0, state: 'ended', outcome: 'voicemail', call_status: EVIL, call_id: null, detail: EVIL, created_at: '2026-11-25T12:00:00+00:00', ended_at: null }],
+          attempts: [{ id: 1, phone_number: '+15550000000', contact_position: 0, state: 'ended', outcome: 'voicemail', call_status: EVIL, call_id: null, detail: EVIL, created_at: '2026-11-25T13:00:00+01:00', ended_at: null }],
         },
       ],
-    }).text;
+    }, { zoneOf: () => 'Europe/Berlin', now: Date.parse('2026-11-25T12:30:00Z') }).text;
     expect(out).not.toContain('<img');
     // Campaign (attribute and text), message, contact, call status, detail.
     expect(out.split(escapeHtml(EVIL)).length - 1).toBe(6);
+    // The attempt's time as said in the campaign's zone.
+    expect(out).toContain('<td><time datetime="2026-11-25T13:00:00+01:00" data-local data-said="Wed 13:00">Wed 13:00 Berlin</time></td>');
   });
 });
