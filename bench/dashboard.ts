@@ -13,13 +13,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createDashboard } from '../src/dashboard/routes.js';
-import { createGuard, SESSION_COOKIE } from '../src/dashboard/guard.js';
-import { startHttpServer } from '../src/http/server.js';
-import { createMetrics } from '../src/http/metrics.js';
-import { silentLogger } from '../src/log/logger.js';
+import { SESSION_COOKIE } from '../src/dashboard/guard.js';
 import { openDatabase } from '../src/store/database.js';
 import type { Clock } from '../src/time/clock.js';
+import { startDashboardServer } from '../test/helpers/dashboard-server.js';
 import { bigStoreCampaignName, buildBigStore } from './lib/big-store.js';
 import { benchPhone } from './lib/engine-stack.js';
 import { atMost, isQuick, reportFigure } from './lib/figures.js';
@@ -52,42 +49,27 @@ try {
 async function measure(): Promise<void> {
   const store = openDatabase(file);
   const clock: Clock = { now: () => NOW, sleep: async () => {}, setTimer: () => () => {} };
-  const guard = createGuard({ token: TOKEN, db: store.db, clock });
-  const logger = silentLogger();
-  const dashboard = createDashboard({
-    db: store.db,
-    clock,
-    logger,
-    guard,
-    version: 'bench',
-    hostname: os.hostname(),
-    isPidAlive: () => true,
-    rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 },
-  });
   // Server time: from the request reaching the dashboard until its answer was handed to
   // the socket (the client in this same process reads it afterwards).
   let serverMs = 0;
-  const timedDashboard: typeof dashboard = {
-    owns: (p) => dashboard.owns(p),
-    async handle(req, res, url) {
-      const t = performance.now();
-      await dashboard.handle(req, res, url);
-      serverMs = performance.now() - t;
-    },
-  };
-  const http = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    metrics: createMetrics(),
+  const http = await startDashboardServer({
+    db: store.db,
     clock,
-    ready: async () => ({ ok: true, checks: {} }),
-    webhook: { secret: () => undefined, handle: async () => ({ accepted: false }) },
-    dashboard: timedDashboard,
+    token: TOKEN,
+    version: 'bench',
+    wrap: (dashboard) => ({
+      owns: (p) => dashboard.owns(p),
+      async handle(req, res, url) {
+        const t = performance.now();
+        await dashboard.handle(req, res, url);
+        serverMs = performance.now() - t;
+      },
+    }),
   });
+  const guard = http.guard;
   const cookie = (await guard.startSession()).split(';')[0]!;
   if (!cookie.startsWith(`${SESSION_COOKIE}=`)) throw new Error('unexpected session cookie');
-  const base = `http://127.0.0.1:${http.port}`;
+  const base = http.url;
   const get = async (p: string): Promise<{ ms: number; server: number; bytes: number; text: string }> => {
     const t = performance.now();
     const res = await fetch(`${base}${p}`, { headers: { cookie } });

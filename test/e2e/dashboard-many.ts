@@ -7,12 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { createDashboard } from '../../src/dashboard/routes.js';
-import { createGuard } from '../../src/dashboard/guard.js';
-import { createMetrics } from '../../src/http/metrics.js';
-import { startHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log/logger.js';
 import type { CampaignState, Database, LeadState, NewAttempt } from '../../src/store/types.js';
+import { startDashboardServer } from '../helpers/dashboard-server.js';
 import { campaignConfig, createStore, insertCampaign, upsertDaemon } from '../integration/status-fixture.js';
 
 export const MANY_TOKEN = 'dash-many-3f9a-DO-NOT-LOG';
@@ -87,28 +83,9 @@ export async function startManyDashboard(): Promise<ManyDashboard> {
   const store = await createStore(path.join(dir, 'campaignd.db'));
   await fill(store.db);
   const clock = { now: () => MANY_NOW, sleep: async () => {}, setTimer: () => () => {} };
-  const logger = silentLogger();
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    metrics: createMetrics(),
-    clock,
-    ready: async () => ({ ok: true, checks: {} }),
-    webhook: { secret: () => undefined, handle: async () => ({ accepted: false }) },
-    dashboard: createDashboard({
-      db: store.db,
-      clock,
-      logger,
-      guard: createGuard({ token: MANY_TOKEN, db: store.db, clock }),
-      version: '1.4.0',
-      hostname: 'dialer-1',
-      isPidAlive: () => true,
-      rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 },
-    }),
-  });
+  const server = await startDashboardServer({ db: store.db, clock, token: MANY_TOKEN, version: '1.4.0', hostname: 'dialer-1' });
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.url,
     async close() {
       await server.close();
       await store.close();

@@ -6,15 +6,12 @@
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard, SESSION_COOKIE } from '../../src/dashboard/guard.js';
-import { createDashboard } from '../../src/dashboard/routes.js';
 import { SESSION_TTL_MS } from '../../src/dashboard/sessions.js';
-import { createMetrics } from '../../src/http/metrics.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log/logger.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { Database } from '../../src/store/types.js';
 import { ManualClock } from '../../src/time/clock.js';
+import { startDashboardServer } from '../helpers/dashboard-server.js';
 import { openTestStore, testDialect } from '../helpers/test-store.js';
 import { campaignConfig, insertCampaign } from './status-fixture.js';
 
@@ -35,28 +32,9 @@ async function store(): Promise<DatabaseHandle> {
 
 /** One instance's HTTP surface with its dashboard (its own guard) on `db`. */
 async function instance(db: Kysely<Database>, clock: ManualClock): Promise<string> {
-  const logger = silentLogger();
-  const server: HttpServerHandle = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    metrics: createMetrics(),
-    clock,
-    ready: async () => ({ ok: true, checks: {} }),
-    webhook: { secret: () => undefined, handle: async () => ({ accepted: false }) },
-    dashboard: createDashboard({
-      db,
-      clock,
-      logger,
-      guard: createGuard({ token: TOKEN, db, clock }),
-      version: 'test',
-      hostname: 'test-host',
-      isPidAlive: () => true,
-      rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 },
-    }),
-  });
+  const server = await startDashboardServer({ db, clock, token: TOKEN, hostname: 'test-host' });
   closers.push(() => server.close());
-  return `http://127.0.0.1:${server.port}`;
+  return server.url;
 }
 
 /** Signs in as the page's form does (a browser sends its Origin); the cookie's name=value. */
