@@ -16,8 +16,11 @@ const CHECKED = ['src', 'test', 'bench', 'scripts', 'migrations', 'deploy', 'doc
 /** This file: its examples and allowed lines name what the others must not. */
 const SELF = 'test/unit/no-outside-references.test.ts';
 
-/** Names of the documents and data outside the repository. */
-const OUTSIDE_DOCUMENT = /product\.md|service-facts\.md|architecture\.md|\.\.\/shared|\bshared\/(?:design|spec|data)\b/;
+/**
+ * Names of the documents and data outside the repository. (The outside notes on code layout
+ * share their file name with docs/architecture.md, which ships, so that name is not checked.)
+ */
+const OUTSIDE_DOCUMENT = /product\.md|service-facts\.md|\.\.\/shared|\bshared\/(?:design|spec|data)\b/;
 
 /**
  * Lines allowed to name the outside data folder, and why: the phone-zone generator reads its
