@@ -1,11 +1,11 @@
 // `npx tsx bench/takeover.ts [--quick] [--lease SECONDS]` (after `npm run build`; `npm run
-// bench` builds): how long calling stops when the active instance dies (issue 12, product.md
-// §10). Two real `campaignd run` processes on one PostgreSQL database behind the webhook
+// bench` builds): how long calling stops when the active instance dies (issue 12;
+// docs/design.md §10). Two real `campaignd run` processes on one PostgreSQL database behind the webhook
 // proxy, the simulator answering every make_call; whichever instance is active is killed
 // with SIGKILL KILLS times (4, or 1 with --quick; restarted each time, as systemd would), then
 // frozen once with SIGSTOP past its lease. Takeover = from the signal to the first "call
 // placed" the other instance logs. The chaos scenario of test/e2e/ha-scenario.ts does the
-// work, so the campaign must also end with every rule of section 3 kept (no double dial).
+// work, so the campaign must also end with every dialing rule kept (docs/design.md §3: no double dial).
 // Lease: ha.lease_seconds as shipped (10 s), 3 s with --quick (as the chaos test), or
 // --lease. Goal: each ≤ lease + 5 s. Most of the run is the campaign's calls ringing to
 // its end (~2 calls/s at 12 in parallel): the leads are as few as keep calling going
@@ -41,7 +41,7 @@ try {
   const kills = seconds('SIGKILL');
   const stops = seconds('SIGSTOP');
   console.log(`  takeovers after SIGKILL: ${kills.map((s) => `${fmt(s, 2)} s`).join(', ')}; after SIGSTOP: ${stops.map((s) => `${fmt(s, 2)} s`).join(', ')}`);
-  console.log(`  ${report.calls.length} calls, no rule of section 3 broken; claims refused by fencing ${report.fencedClaims}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  ${report.calls.length} calls, no dialing rule (docs/design.md §3) broken; claims refused by fencing ${report.fencedClaims}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const goal = atMost(LEASE_SECONDS + 5, 's');
   const note = `ha.lease_seconds ${LEASE_SECONDS}; failure → first call placed by the other instance`;
   reportFigure(BENCH, 'takeover after SIGKILL, worst', Math.max(...kills), 's', goal, `${note}; ${kills.length} kill${kills.length > 1 ? 's' : ''}`);

@@ -1,4 +1,4 @@
-// `npx tsx bench/who-claim.ts [--quick]`: the claim with section 11 in it. 1,000,000 leads
+// `npx tsx bench/who-claim.ts [--quick]`: the claim with who-may-be-called (docs/design.md §11) in it. 1,000,000 leads
 // (200,000 with --quick) in 20 campaigns, their numbers in 20 zones (area codes and
 // countries, no timezone column: the zone comes from the number), lead_local_hours
 // 09:00–17:00, the US calling rules and a daemon cap of 3 attempts per 24 h. At an
@@ -131,7 +131,7 @@ try {
   reportFigure(BENCH, 'next due lead with zones, rules and caps, p99', f.p99, 'ms', atMost(dialect === 'postgres' ? 10 : 5, 'ms'), `${CLAIMS} claims, ${LEADS.toLocaleString('en')} leads, ${PREFIXES.length} zones; includes deferring the ${deferred} leads outside their hours met on the way`);
   console.log(`  reference, dueLeads alone on the same store: p50 ${fmt(ref.p50, 3)} ms, p99 ${fmt(ref.p99, 3)} ms (load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')})`);
   reportFigure(BENCH, 'reference: dueLeads alone, p99', ref.p99, 'ms', undefined, `the machine's floor for the figure above (load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores)`);
-  reportFigure(BENCH, 'claim including the durable commit, p99', s.p99, 'ms', undefined, dialect === 'postgres' ? 'PostgreSQL: a plain commit (synchronous_commit on), fenced by the lease' : 'claimAttempt commits with synchronous=FULL (an fsync): the disk, not section 11');
+  reportFigure(BENCH, 'claim including the durable commit, p99', s.p99, 'ms', undefined, dialect === 'postgres' ? 'PostgreSQL: a plain commit (synchronous_commit on), fenced by the lease' : 'claimAttempt commits with synchronous=FULL (an fsync): the disk, not the who-may-be-called checks');
   await store.close();
 } finally {
   await target.drop();

@@ -3,7 +3,7 @@ import { integer } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
-// What the service reported of each attempt's call (product.md section 9), one row per
+// What the service reported of each attempt's call (docs/design.md §9), one row per
 // attempt, filled by whichever source came first (post-call webhook or call list) and
 // completed by the other. A table of its own rather than columns on `attempts`: the
 // engine's hot updates of an attempt never rewrite a row that may hold a 1 MB

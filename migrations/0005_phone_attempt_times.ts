@@ -2,7 +2,7 @@ import { type Kysely } from 'kysely';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
-// max_attempts_per_number (product.md section 11) counts a number's attempts in a rolling
+// max_attempts_per_number (docs/design.md §11) counts a number's attempts in a rolling
 // window before each claim: an index on (phone_number, created_at) reads just those,
 // newest first, however many attempts the table holds.
 

@@ -5,7 +5,7 @@ import { integer, isPostgres, withId } from './dialect.js';
 // (A migration of its own rather than part of 0004: databases already migrated through
 // 0004 would never get these tables.)
 //
-// Hooks (product.md section 9): an outbox of events for the systems that use the results.
+// Hooks (docs/design.md §9): an outbox of events for the systems that use the results.
 // `hook_subscriptions` is the daemon config's `hooks` (url × event type), written at start;
 // triggers on the state changes themselves write one outbox row per subscribed hook, so
 // the event is committed in the very transaction of the change, whichever code path

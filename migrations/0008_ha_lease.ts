@@ -3,7 +3,7 @@ import { isPostgres } from './dialect.js';
 
 // Frozen in time: never edit a migration that has shipped; add a new one instead.
 //
-// Active and standby on one PostgreSQL database (product.md §10). `ha_lease` holds the one
+// Active and standby on one PostgreSQL database (docs/design.md §10). `ha_lease` holds the one
 // lease (src/store/lease.ts); `attempts.fence_token` is the token of the lease a claim was
 // made under. On PostgreSQL the database itself refuses an intent written under a token
 // that is no longer current, or under a lease that ran out: an instance frozen past its

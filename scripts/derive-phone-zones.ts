@@ -1,9 +1,13 @@
-// Regenerates src/phone-zones/prefix-zones.data.ts from the public libphonenumber data in
-// ../shared/data (google/libphonenumber resources/timezones/map_data.txt and
-// resources/geocoding/en/1.txt, Apache-2.0). Run it when that data is updated:
+// Regenerates src/phone-zones/prefix-zones.data.ts from the public libphonenumber data
+// (google/libphonenumber resources/timezones/map_data.txt and resources/geocoding/en/1.txt,
+// Apache-2.0; source commit and licence in src/phone-zones/NOTICE.md), saved in DATA_DIR as
+// libphonenumber-timezones-map_data.txt and libphonenumber-geocoding-en-1.txt. Run it when
+// that data is updated:
 //
 //   npx tsx scripts/derive-phone-zones.ts [DATA_DIR]      (default ../shared/data)
 //
+// The default is where the maintainers keep their copy, beside the repository; anyone else
+// passes DATA_DIR.
 // Nothing at run time reads DATA_DIR: the generated module is the daemon's only copy.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -113,7 +113,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     const pid = opts.pid ?? process.pid;
     const instanceId = `${os.hostname()}:${pid}:${clock.now()}`;
     // PostgreSQL: several instances share the database and a lease decides which one dials
-    // (product.md §10). SQLite: one daemon per file, always active.
+    // (docs/design.md §10). SQLite: one daemon per file, always active.
     const shared = store.dialect === 'postgres';
     await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));

@@ -25,7 +25,7 @@ const ROWS: Row[] = [
   { figure: 'slot refill after a webhook, p99 (10 calls at once, ×10)', ...same('engine-calls', 'slot refill after webhook p99') },
   { figure: 'utilization (service side), webhooks, 60 s calls', ...same('engine-calls', /^utilization \(service side\), webhooks/) },
   { figure: 'claim p99 (next due lead + claim), big store', ...same('engine-claim', 'claim (dueLeads + claimAttempt) p99') },
-  { figure: 'next due lead with zones, rules and caps, p99 (section 11)', ...same('who-claim', 'next due lead with zones, rules and caps, p99') },
+  { figure: 'next due lead with zones, rules and caps, p99 (docs/design.md §11)', ...same('who-claim', 'next due lead with zones, rules and caps, p99') },
   { figure: '… and its claim committed, p99', ...same('who-claim', 'claim including the durable commit, p99') },
   { figure: 'collectStatus, big store, 100 campaigns (worst)', ...same('engine-claim', 'status (collectStatus, whole DB)') },
   // The big store's line: every status figure but the 1,000-lead one.

@@ -1,5 +1,5 @@
 // `campaignd suppress add|remove|list|import`: the do-not-call list kept in the store
-// (product.md section 11). Numbers are normalised to E.164 as lead numbers are; the
+// (docs/design.md §11). Numbers are normalised to E.164 as lead numbers are; the
 // running daemon sees a change at its next claim (it checks the store before each call).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -94,7 +94,7 @@ export async function validateCommand(args: string[], io: CliIo, serviceFactory:
   return summary.errors === 0 ? EXIT.ok : EXIT.problems;
 }
 
-/** Section 11's preview over the stored leads; a note instead when there is no store to read yet. */
+/** The preview of who may be called (docs/design.md §11) over the stored leads; a note instead when there is no store to read yet. */
 async function previewOrNote(loaded: LoadedConfig, io: CliIo): Promise<CampaignPreview[] | string> {
   let store: Awaited<ReturnType<typeof openReadStore>>;
   try {

@@ -1,4 +1,4 @@
-// `max_attempts_per_number` (product.md section 11) is written the same way in the daemon
+// `max_attempts_per_number` (docs/design.md §11) is written the same way in the daemon
 // file, a campaign file and a calling_rules file: one definition, three descriptions.
 import type { Field } from './spec.js';
 

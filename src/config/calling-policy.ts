@@ -1,4 +1,4 @@
-// Completes each campaign's callingPolicy at load time (section 11): the daemon's rules
+// Completes each campaign's callingPolicy at load time (docs/design.md §11): the daemon's rules
 // file and cap, then the campaign's own. The result travels in the campaign's stored
 // config, so the engine, explain and validate --preview all judge by the same rules.
 import type { CampaignParseResult } from './campaign.js';

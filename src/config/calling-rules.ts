@@ -1,4 +1,4 @@
-// A calling_rules file (product.md section 11): YAML rules by region, checked with the same
+// A calling_rules file (docs/design.md §11): YAML rules by region, checked with the same
 // field table machinery as the config files, so every problem names file, line, field and fix.
 //
 //   rules:

@@ -1,8 +1,8 @@
-// The campaign file as written (product.md 2.2). This table is the single source of the
+// The campaign file as written (docs/design.md §2.2). This table is the single source of the
 // checker, the defaults and config/campaign.schema.json; docs/configuration.md documents the same.
 //
-// Defaults, where product.md is silent, follow the service's own campaign-creation defaults
-// (service-facts.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling
+// Defaults the operator may leave out follow the live service's own defaults for a new
+// campaign (listed in docs/simulator.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling
 // window (allowed_days, allowed_hours_*) has no default on purpose: calling people is
 // regulated, and campaignd never guesses when it may call them.
 import { isSupportedCountry } from 'libphonenumber-js';

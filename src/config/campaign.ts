@@ -90,7 +90,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   return done(campaign);
 }
 
-// Section 11: opt_out as given; calling_rules and max_attempts_per_number become the
+// Who may be called (docs/design.md §11): opt_out as given; calling_rules and max_attempts_per_number become the
 // campaign's part of callingPolicy, which loadConfig completes with the rules files' content
 // and the daemon's own rules and cap.
 function sectionElevenFields(campaign: CampaignConfig, written: Record<string, unknown>, file: string): void {

@@ -1,4 +1,4 @@
-// The daemon file as written (product.md 2.1): the single source of its checker and defaults.
+// The daemon file as written (docs/design.md §2.1): the single source of its checker and defaults.
 import type { Field, Spec } from './spec.js';
 import { HOOK_EVENT_TYPES } from '../store/results-hook-types.js';
 import { attemptCapField } from './attempt-cap-spec.js';

@@ -21,7 +21,7 @@ export interface DaemonConfig {
     baseUrl: string;
     /** Absolute path of the token file, when the token comes from a file. */
     tokenFile?: string;
-    /** Both sliding windows of the service's limiter (product.md §5). */
+    /** Both sliding windows of the service's limiter (docs/design.md §5). */
     rateLimit: { requestsPerMinute: number; burst: number; burstWindowSeconds: number };
     /** Zone of the service's zone-less "YYYY-MM-DD HH:MM:SS" timestamps. */
     serverTimezone: string;
@@ -38,16 +38,16 @@ export interface DaemonConfig {
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;
   suppressionFile?: string;
-  /** Section 11: calling_rules (absolute path) and max_attempts_per_number of the daemon file, for every campaign. */
+  /** Who may be called (docs/design.md §11): calling_rules (absolute path) and max_attempts_per_number of the daemon file, for every campaign. */
   callingRulesFile?: string;
   maxAttemptsPerNumber?: { count: number; windowHours: number };
   unknownAttemptSettleSeconds: number;
   log: { level: string };
-  /** What is kept of each call (product.md section 9); retentionDays null keeps it; absent: all kept. */
+  /** What is kept of each call (docs/design.md §9); retentionDays null keeps it; absent: all kept. */
   results?: { keepTranscripts: boolean; retentionDays: number | null };
-  /** Active and standby on PostgreSQL (product.md section 10); the loader fills the default lease. */
+  /** Active and standby on PostgreSQL (docs/design.md §10); the loader fills the default lease. */
   ha: { leaseSeconds: number };
-  /** Where results are pushed (product.md section 9); absent or empty: nowhere. */
+  /** Where results are pushed (docs/design.md §9); absent or empty: nowhere. */
   hooks?: { url: string; secretEnv: string; events: ('attempt.ended' | 'lead.final' | 'campaign.completed')[] }[];
 }
 
@@ -73,16 +73,16 @@ export interface CampaignConfig {
   leadLocalHours?: { start: number; end: number };
   initialStatus: 'running' | 'paused';
   leads: { file?: string; remoteCampaignId?: number };
-  /** Which headers of the lead file hold what (lead_columns, product.md 2.3). */
+  /** Which headers of the lead file hold what (lead_columns, docs/design.md §2.3). */
   leadColumns?: LeadColumns;
   /** ISO 3166 alpha-2 country for national-format numbers. */
   defaultCountry?: string;
   allowDuplicates: boolean;
-  /** Section 11: calling_rules and max_attempts_per_number, the daemon's and the campaign's together. */
+  /** Who may be called (docs/design.md §11): calling_rules and max_attempts_per_number, the daemon's and the campaign's together. */
   callingPolicy?: CallingPolicy;
-  /** Section 11: the campaign's calling_rules file (absolute); its rules are in callingPolicy once loaded. */
+  /** Who may be called (docs/design.md §11): the campaign's calling_rules file (absolute); its rules are in callingPolicy once loaded. */
   callingRulesFile?: string;
-  /** Section 11: an extracted variable that puts the number on the suppression list. */
+  /** Opt-outs (docs/design.md §11): an extracted variable that puts the number on the suppression list. */
   optOut?: { variable: string; values: string[] };
 }
 

@@ -3,7 +3,7 @@ import type { AttemptCap } from '../rules/types.js';
 import { countedAttemptTimes } from '../store/attempts.js';
 import type { Database } from '../store/types.js';
 
-// Attempts per number (product.md section 11): every attempt to the number counts, in
+// Attempts per number (docs/design.md §11): every attempt to the number counts, in
 // every campaign, answered or not, in a rolling window. Read from the attempts table, so
 // caps hold across restarts. A call that was never sent (withdrawn, settled as never
 // placed, refused by the service) reached nobody and does not count.

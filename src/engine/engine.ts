@@ -23,7 +23,7 @@ export type { EngineMetrics, EngineStatus } from './engine-types.js';
 
 // The supervisor. It builds what the loops share (the campaigns as last read, the
 // service's state, the group commit, the wake signals), starts the loops and stops them,
-// and owns graceful shutdown (product.md §8). Each loop has one job:
+// and owns graceful shutdown (docs/design.md §8). Each loop has one job:
 //   control      campaign controls written by other commands (every second)
 //   remote-sync  start/stop of linked service campaigns (every minute)
 //   dial         claims due leads into free slots and places the calls (planner.ts decides)
@@ -170,7 +170,7 @@ export function createEngine(opts: EngineOptions) {
       control.start();
       if (!role.standby) startActive();
     },
-    /** Graceful shutdown (product.md §8): see stopActive. */
+    /** Graceful shutdown (docs/design.md §8): see stopActive. */
     async stop(graceMs = 10_000): Promise<void> {
       if (stopping) return;
       stopping = true;

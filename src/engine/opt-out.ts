@@ -4,7 +4,7 @@ import { addSuppressions, suppressLeadsOfNumbers } from '../store/suppressions.j
 import type { AttemptRow, Database } from '../store/types.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
-// Opt-outs (product.md section 11): when a call's extracted variable says the person wants
+// Opt-outs (docs/design.md §11): when a call's extracted variable says the person wants
 // no more calls, the number joins the suppression list at once, for every campaign, and
 // every lead waiting to call it (a scheduled retry, here or in another campaign) becomes
 // `suppressed`. Called once per observed end of a call, from the webhook and the call list;

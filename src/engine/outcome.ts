@@ -1,4 +1,4 @@
-// Outcome classes of a call (product.md section 3, rule 5), from the service's `status`
+// Outcome classes of a call (rule 5, docs/design.md §3.5), from the service's `status`
 // and `answered_by`. Pure; the engine decides what to do with each class.
 
 /** What a call's status says about it. */
@@ -18,7 +18,7 @@ const FAILURES = new Set(['busy', 'no-answer', 'failed']);
 /** Every status the spec lists for a call. */
 export const KNOWN_CALL_STATUSES: readonly string[] = [...IN_PROGRESS, ...ENDED, ...FAILURES];
 
-// Being liberal in what we accept (section 5): case and surrounding blanks do not matter,
+// Being liberal in what we accept (docs/design.md §5): case and surrounding blanks do not matter,
 // and `in_progress` / `no_answer` are read as the spec's hyphenated spellings. Anything else
 // stays unknown rather than being guessed at.
 function normalise(status: string): string {

@@ -19,7 +19,7 @@ export const DUE_FLOOR_MS = 50;
 /** What stops all dialing, whatever the campaigns say. */
 export interface DialGate {
   stopping: boolean;
-  /** Several instances on PostgreSQL: this one's lease is no longer held (product.md §10). */
+  /** Several instances on PostgreSQL: this one's lease is no longer held (docs/design.md §10). */
   leaseLost?: boolean;
   tokenRejected: boolean;
   /** After a 422 for the account, nothing is dialled before this instant. */

@@ -169,7 +169,7 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
       given: call.given,
     });
     if (result !== 'ignored') round.matched++;
-    // Section 11: the call list carries the extracted variables too (a lost webhook).
+    // Opt-outs (docs/design.md §11): the call list carries the extracted variables too (a lost webhook).
     await applyOptOut(deps, attempt, call.given?.extracted_variables);
     // What the poll plan learns call durations from (engine.ts, poll-plan.ts).
     if (result === 'progress') round.inProgress.push(attempt.id);

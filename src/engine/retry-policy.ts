@@ -1,4 +1,4 @@
-// What happens to a lead after one of its attempts ended (product.md section 3, rule 4).
+// What happens to a lead after one of its attempts ended (rule 4, docs/design.md §3.4).
 // Pure: the engine records the decision; this file only decides.
 //
 // Each contact (the primary number, then the secondary contacts in order) has a budget of

@@ -18,7 +18,7 @@ export interface RuntimeCampaign {
   /** The called person's window for a lead zone, when the campaign sets lead_local_hours. */
   leadWindow(zone: string | null): WindowSpec | null;
   /**
-   * Everything about the called person that limits when they may be called (section 11):
+   * Everything about the called person that limits when they may be called (docs/design.md §11):
    * their zone(s) (the lead's timezone column, else from the number, else the campaign's),
    * lead_local_hours in each, the calling rules of the number's regions, and attempt caps.
    */

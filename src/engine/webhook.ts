@@ -62,7 +62,7 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
   });
   if (!found) return { accepted: false, detail: 'unknown-call' };
   announceObservation(ctx, found.attempt, obs, found.applied);
-  // Section 11: "no more calls" in the extracted variables suppresses the number everywhere.
+  // Opt-outs (docs/design.md §11): "no more calls" in the extracted variables suppresses the number everywhere.
   await applyOptOut(ctx, found.attempt, body.extracted_variables);
   const result = found.applied.result;
   return result === 'ignored' ? { accepted: false, detail: 'duplicate' } : { accepted: true, detail: 'applied' };

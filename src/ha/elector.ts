@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 
-// Which instance is active (product.md §10). Every `leaseMs / 3` the active instance renews
+// Which instance is active (docs/design.md §10). Every `leaseMs / 3` the active instance renews
 // its lease and a standby tries to take it; so a standby takes over at most a third of a
 // lease after the lease ran out, and the first call after a crash follows within
 // `lease_seconds + 5` s.

@@ -6,7 +6,7 @@ import type { Clock } from '../time/clock.js';
 import { deferEvent, disableHook, disabledHookUrls, hookBacklogs, pendingEvents, removeEvents, type HookBacklog } from '../store/hook-outbox.js';
 import { signatureHeader } from './signature.js';
 
-// Delivers the outbox (product.md section 9): a loop of its own, never on the dialing
+// Delivers the outbox (docs/design.md §9): a loop of its own, never on the dialing
 // path. Per hook, the oldest undelivered event of each lead is tried, several leads at a
 // time; a lead's later events wait behind it, so each lead's events arrive in order. A
 // 2xx acknowledges; a 410 disables the hook; anything else (a refused connection, a

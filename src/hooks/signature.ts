@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-// X-Campaignd-Signature: t=UNIX_SECONDS,v1=HEX(HMAC-SHA256(secret, "t.body")) (product.md
-// section 9). The time is signed with the body so that a captured delivery cannot be
+// X-Campaignd-Signature: t=UNIX_SECONDS,v1=HEX(HMAC-SHA256(secret, "t.body"))
+// (docs/design.md §9). The time is signed with the body so that a captured delivery cannot be
 // replayed later than the receiver's tolerance.
 
 export const SIGNATURE_HEADER = 'x-campaignd-signature';

@@ -13,7 +13,7 @@ import { startHookSender, type HookSender } from './sender.js';
 export interface DaemonHooks {
   reload(daemon: DaemonConfig): Promise<void>;
   /**
-   * Whether this instance delivers. Only the active instance does (product.md §10): two
+   * Whether this instance delivers. Only the active instance does (docs/design.md §10): two
    * senders on one outbox would deliver events twice and out of order. Subscriptions are
    * written either way, so that a standby's recorded webhooks queue their events.
    */

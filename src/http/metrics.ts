@@ -42,7 +42,7 @@ export interface Metrics {
   readonly hookBacklog: Gauge<'hook'>;
   /** Age of the oldest undelivered hook event in seconds, by hook URL. */
   readonly hookOldestSeconds: Gauge<'hook'>;
-  /** 1 while this instance is the active one (claims and dials), 0 while it stands by (product.md §10). */
+  /** 1 while this instance is the active one (claims and dials), 0 while it stands by (docs/design.md §10). */
   readonly instanceActive: Gauge;
 }
 

@@ -1,4 +1,4 @@
-// Which column of a lead file holds what. campaignd's own names (product.md 2.3:
+// Which column of a lead file holds what. campaignd's own names (docs/design.md §2.3:
 // phone_number, timezone, country, secondary_phone_number_N) always work; a mapping
 // (`lead_columns` in the campaign file, `leads import --map`) names the file's own
 // headers; without one, the names CRMs and spreadsheets commonly use are recognised,

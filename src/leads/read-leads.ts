@@ -6,7 +6,7 @@ import { readTableChunks, TableFormatError, type TableFormat, type TableOptions 
 import { normaliseNumberCell, normalisePhone, type PhoneResult } from './phone.js';
 import { WorkbookError } from './xlsx.js';
 
-// Lead files (product.md 2.3): a phone number column required; timezone, country and
+// Lead files (docs/design.md §2.3): a phone number column required; timezone, country and
 // secondary numbers have meanings; every other column is a variable. Which header is
 // which is decided in columns.ts (campaignd's names, a mapping, or recognised names).
 //

@@ -18,7 +18,7 @@ export class DatabaseInUseError extends Error {
 
 /**
  * Registers this daemon, refusing when another one heartbeats on the same database. With
- * `shared` (PostgreSQL, product.md §10) several instances run on one database and the lease
+ * `shared` (PostgreSQL, docs/design.md §10) several instances run on one database and the lease
  * decides which one dials: nobody is refused, and other instances' rows are left alone.
  */
 export async function acquireDaemonSlot(

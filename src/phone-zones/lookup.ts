@@ -1,4 +1,4 @@
-// The called person's zone(s) and region(s) from their number (product.md section 11).
+// The called person's zone(s) and region(s) from their number (docs/design.md §11).
 // Tables come from prefix-zones.data.ts (generated from libphonenumber, see NOTICE.md);
 // they are decoded once, on first use, into maps keyed by digit prefixes.
 import { NANP_AREA_REGIONS, ZONE_NAMES, ZONE_PREFIXES } from './prefix-zones.data.js';

@@ -6,7 +6,7 @@ import type { Database } from '../store/types.js';
 // extracted variable seen in the exported campaigns, read a page at a time so that only
 // the names stay in memory.
 
-/** The fixed columns of product.md section 9, in this order. */
+/** The fixed columns of docs/design.md §9, in this order. */
 export const FIXED_COLUMNS = [
   'campaign',
   'lead_id',

@@ -2,7 +2,7 @@ import { parseServiceTime } from '../service/schema/service-time.js';
 import type { CallResultFields } from '../store/results-types.js';
 
 // What the service reported of a call, read from a webhook payload or a call-list record
-// into the fields campaignd keeps (product.md section 9). Pure: no database, no logger. A
+// into the fields campaignd keeps (docs/design.md §9). Pure: no database, no logger. A
 // value of the wrong type is left out and named in `problems`, never allowed to stop the
 // outcome it came with.
 

@@ -1,4 +1,4 @@
-// The called person's side of rule 1 and section 11: in which zone(s) they may be, which
+// The called person's side of rule 1 and docs/design.md §11: in which zone(s) they may be, which
 // regional rules apply to their number, and so which gates must all be open to call them.
 // Built per (campaign, zones, regions) and memoised by the campaign, since a million
 // leads share a few hundred such combinations.

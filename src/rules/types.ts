@@ -1,4 +1,4 @@
-// Who may be called, when (product.md section 11): the normalised shapes that travel in a
+// Who may be called, when (docs/design.md §11): the normalised shapes that travel in a
 // campaign's stored config (config_json), so that the engine, `explain` and
 // `validate --preview` judge a number by the same rules, with the daemon up or down.
 

@@ -1,6 +1,6 @@
 /**
  * Failures of the service, classified by kind from the status code and the body's
- * shape, never from message text (product.md section 5; rule 6 of section 3).
+ * shape, never from message text (docs/design.md §5; rule 6, at most once).
  */
 
 /** What went wrong, as far as the caller needs to decide what to do next. */
@@ -13,7 +13,7 @@ export type ErrorKind =
   | 'server'
   | 'network';
 
-/** Wait used after a 429 that names none (service-facts.md: `retry_after` 60). */
+/** Wait used after a 429 that names none (the live service's 429 body says `retry_after: 60`; docs/simulator.md). */
 export const DEFAULT_RETRY_AFTER_MS = 60_000;
 
 export interface ServiceErrorInit {

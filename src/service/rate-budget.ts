@@ -2,7 +2,7 @@ import type { Clock } from '../time/clock.js';
 
 /**
  * The one request budget every call to the service draws from. It mirrors the
- * service's own limiter (product.md §5, service-facts.md): at most `burst` requests in
+ * service's own limiter (docs/design.md §5; its figures: docs/simulator.md): at most `burst` requests in
  * any `burstWindowSeconds` and at most `requestsPerMinute` in any 60 s, both sliding
  * windows counted on request *start*. A token bucket is not enough: refilling while a
  * burst is spent lets ~36 through in 10 s, and each trip of the live limiter costs a

@@ -15,7 +15,7 @@ export interface FaultRule {
   latencyMs: number;
   /** Share of make_call requests whose socket is destroyed after the call was created. */
   dropAfterCreate: number;
-  /** Share of make_call requests refused with 422 "Insufficient balance" (service-facts.md). */
+  /** Share of make_call requests refused with 422 "Insufficient balance" (an error the live service is reported to send; docs/simulator.md). */
   insufficientBalance: number;
 }
 

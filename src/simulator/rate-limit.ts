@@ -19,7 +19,7 @@ interface UserLog {
 }
 
 /**
- * The live service's limit as service-facts.md reports it: `perMinute` requests per
+ * The live service's limit as it is reported (docs/simulator.md): `perMinute` requests per
  * rolling minute and at most `burst` per rolling `burstWindowSeconds`, per token.
  * Sliding logs of request arrival times on the simulator's clock. With
  * `lockoutSeconds`, a trip refuses the token outright for that long, as the live

@@ -8,8 +8,8 @@ import { DAY_MS, parseDay } from './time-format.js';
 
 /**
  * POST /api/user/make_call (4.7). A number that is not E.164 gets 400 `{message}` and an
- * assistant that is missing, another user's or inbound gets 404, as service-facts.md
- * reports; other bad fields get the usual 422.
+ * assistant that is missing, another user's or inbound gets 404, as the live service is
+ * reported to answer (docs/simulator.md); other bad fields get the usual 422.
  */
 export function makeCall(deps: LifecycleDeps, callIdInResponse: boolean): Handler {
   return ({ body, state, user }) => {
@@ -31,7 +31,7 @@ export function makeCall(deps: LifecycleDeps, callIdInResponse: boolean): Handle
   };
 }
 
-/** GET /api/user/calls (4.8): filters of service-facts.md, newest first, paginated. */
+/** GET /api/user/calls (4.8): filters the live service is reported to take (docs/simulator.md), newest first, paginated. */
 export const listCalls: Handler = ({ state, user, url, origin }) => {
   const parsed = parseWith(listCallsQuery, queryObject(url));
   if (!parsed.ok) return validationFailed(parsed.errors);

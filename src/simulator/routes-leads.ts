@@ -61,7 +61,7 @@ function newLead(
   return lead;
 }
 
-/** GET /api/user/leads (4.4): main leads, filtered as service-facts.md lists; a plain array. */
+/** GET /api/user/leads (4.4): main leads, filtered as the live service is reported to (docs/simulator.md); a plain array. */
 export function listLeads(paginated: boolean): Handler {
   return ({ state, user, url, origin }) => {
     const parsed = parseWith(listLeadsQuery, queryObject(url));

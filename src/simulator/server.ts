@@ -125,7 +125,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       result = json(500, { message: serverErrorMessage(method, path) });
     }
     if (result.createdCall && fault.dropAfterCreate) {
-      // The call exists now; the client must not learn it (product.md rule 6).
+      // The call exists now; the client must not learn it (rule 6, docs/design.md §3.6).
       req.socket.destroy();
       return;
     }

@@ -1,7 +1,7 @@
 import type { Clock } from '../time/clock.js';
 import type { Logger } from '../log/logger.js';
 
-// Internal records of the simulator. Field names follow the spec's records (section 2)
+// Internal records of the simulator. Field names follow the spec's records (spec section 2)
 // so that shaping a response is mostly picking fields; `userId` and friends are the
 // simulator's own bookkeeping and never leave through /api/user.
 

@@ -4,7 +4,7 @@ import { campaignRecord } from './records.js';
 import { plainTime } from './time-format.js';
 import type { SimAssistant, SimCall, WebhookDelivery } from './types.js';
 
-/** The post-call payload of service-facts.md for a finished call. */
+/** The post-call payload the live service is reported to send (docs/simulator.md), for a finished call. */
 export function postCallPayload(deps: Pick<LifecycleDeps, 'state'>, call: SimCall, assistant: SimAssistant): Record<string, unknown> {
   const { state } = deps;
   const lead = call.leadId === null ? undefined : state.leads.get(call.leadId);

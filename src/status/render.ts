@@ -70,7 +70,7 @@ function liveCallsText(d: StatusReport['daemon']): string {
   return d.max_calls_in_parallel === null ? `live calls ${d.live_calls}` : `live calls ${d.live_calls} / ${d.max_calls_in_parallel}`;
 }
 
-/** Several instances on one PostgreSQL database (product.md §10): which one dials, which stand by. */
+/** Several instances on one PostgreSQL database (docs/design.md §10): which one dials, which stand by. */
 function instancesLine(report: StatusReport, now: number): string {
   const d = report.daemon;
   const each = d.instances.map((i) => `${i.role} pid ${i.pid} on ${i.hostname} (heartbeat ${ago(now - Date.parse(i.heartbeat_at))})`);

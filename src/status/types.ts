@@ -2,7 +2,7 @@ import type { ApiStatus, CampaignState } from '../store/types.js';
 import type { HookStatus } from '../hooks/status.js';
 
 // The document `campaignd status --json` prints. Keys are snake_case and stable: scripts
-// and monitoring read them (product.md section 7 lists the required ones; the rest are
+// and monitoring read them (docs/design.md §7 lists the required ones; the rest are
 // additions). Instants are ISO-8601 strings: in the campaign's zone for campaign facts,
 // UTC for daemon facts.
 
@@ -25,7 +25,7 @@ export interface DaemonStatus {
   problems: unknown[];
   /** Requests to the service since this daemon started (its last heartbeat's figures). */
   api_requests: ApiRequestCounts;
-  /** The pid of the instance that claims and dials (product.md §10); null when none does. */
+  /** The pid of the instance that claims and dials (docs/design.md §10); null when none does. */
   active_pid: number | null;
   /** Every running instance on this database: one on SQLite, one active and standbys on PostgreSQL. */
   instances: InstanceStatus[];
@@ -101,6 +101,6 @@ export interface CampaignStatus {
 export interface StatusReport {
   daemon: DaemonStatus;
   campaigns: CampaignStatus[];
-  /** Hooks with undelivered events or disabled (product.md section 9); absent when none. */
+  /** Hooks with undelivered events or disabled (docs/design.md §9); absent when none. */
   hooks?: HookStatus[];
 }

@@ -66,7 +66,7 @@ export interface ClaimInput {
 }
 
 /**
- * The lease a claim is made under (PostgreSQL with several instances, product.md §10):
+ * The lease a claim is made under (PostgreSQL with several instances, docs/design.md §10):
  * the database refuses the claim, with SQLSTATE CDL01, when the token is not current.
  */
 export interface ClaimFence {

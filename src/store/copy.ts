@@ -3,7 +3,7 @@ import { isPostgres } from './dialect.js';
 import type { Database } from './types.js';
 
 // `campaignd store copy`: every row of one store into another, typically an existing SQLite
-// file into a new PostgreSQL database (product.md §10). Both are at the same schema version
+// file into a new PostgreSQL database (docs/design.md §10). Both are at the same schema version
 // (the caller migrates them), so a row copies column for column.
 //
 // The copy is one transaction on the target: it either holds everything or nothing. The

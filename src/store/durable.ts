@@ -7,7 +7,7 @@ import type { Database } from './types.js';
 // The store runs WAL with synchronous=NORMAL (database.ts): a commit is written to the WAL
 // but not fsynced, so an OS crash or power cut may lose the last transactions. That is
 // fine for everything the call list can tell again, but not for the intent row committed
-// before make_call (product.md rule 6): lose it and the daemon no longer knows the call
+// before make_call (rule 6, docs/design.md §3.6): lose it and the daemon no longer knows the call
 // may exist, and may dial the lead a second time. synchronous=FULL makes SQLite fsync the
 // WAL at that COMMIT. SQLite refuses to change the setting inside a transaction ("Safety
 // level may not be changed inside a transaction"), so it is switched around BEGIN and

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Database } from './types.js';
 
-// The active instance's lease (product.md §10): one row, `ha_lease` id 1. Whoever holds an
+// The active instance's lease (docs/design.md §10): one row, `ha_lease` id 1. Whoever holds an
 // unexpired lease claims and dials; the others stand by. Each taking of the lease raises
 // `token` by one: the fencing token that every claim carries (attempts.fence_token) and
 // that the database checks against this row when the intent is written (migration

@@ -5,7 +5,7 @@ import type { DatabaseHandle } from './database.js';
 import { redactUrl, redactUrls } from './database-url.js';
 import type { Database } from './types.js';
 
-// The PostgreSQL store factory (product.md section 10): the same DatabaseHandle as the
+// The PostgreSQL store factory (docs/design.md §10): the same DatabaseHandle as the
 // SQLite one in database.ts, over a pg Pool.
 
 export interface OpenPostgresOptions {

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Database } from './types.js';
 
-// Several instances on one PostgreSQL database (product.md §10) start from the same config
+// Several instances on one PostgreSQL database (docs/design.md §10) start from the same config
 // and each writes it into the store: campaigns, lead files, the suppression list. Two doing
 // it at once (both started by one `docker compose up`) would race on the same rows, so on
 // PostgreSQL that work holds a session advisory lock, on one pinned connection. SQLite has

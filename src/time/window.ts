@@ -1,4 +1,4 @@
-// Calling windows (product.md section 3, rule 1) as pure functions of (window, instant).
+// Calling windows (rule 1, docs/design.md §3.1) as pure functions of (window, instant).
 //
 // Daylight-saving policy — every rule below follows from one principle: an instant is
 // judged by the wall-clock FIELDS it shows in the window's zone (local date, weekday,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // An independent fake of the Voice Assistant Calling Service for black-box tests of
-// campaignd. Written from shared/spec/voice-assistant-calling-service.md and
-// shared/design/service-facts.md ONLY (never from src/simulator or src/service), and
+// campaignd. Written from the service's interface specification and the reports
+// of the live service (docs/simulator.md, first section) ONLY (never from src/simulator or src/service), and
 // choosing differently from campaignd's simulator wherever those allow it: see
 // test/blackbox/README.md. Plain JavaScript on node:http, no dependencies.
 //
@@ -70,7 +70,7 @@ async function handleApi(req, res, url) {
   // The limit is counted per token presented, before the token is checked.
   const limit = limiter.take(token, now);
   if (token !== opts.token) {
-    // service-facts.md: a bad key gets a 302 to the login page, not a 401.
+    // As one client reports of the live service: a bad key gets a 302 to the login page, not a 401.
     stats.redirects++;
     res.writeHead(302, { location: `${ctx.baseUrl}/login`, 'content-type': 'text/html; charset=UTF-8' });
     return res.end(`<html><body>Redirecting to <a href="${ctx.baseUrl}/login">${ctx.baseUrl}/login</a>.</body></html>`);

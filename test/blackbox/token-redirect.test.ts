@@ -1,5 +1,5 @@
-// Product.md section 5 black-box: the independent fake answers a bad token the way
-// service-facts.md says some deployments do, with a 302 to a login page (our simulator
+// docs/design.md §5 black-box: the independent fake answers a bad token the way
+// some deployments are reported to (docs/simulator.md), with a 302 to a login page (our simulator
 // answers 401 unless told otherwise). The daemon must take the redirect as "token
 // rejected" without following it or hanging: stay up, place no call, say so on /readyz,
 // and recover once the token file is fixed and SIGHUP rereads it.

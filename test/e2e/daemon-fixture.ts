@@ -230,7 +230,7 @@ export async function unconfirmedSuccesses(ws: Workspace): Promise<number> {
 }
 
 /**
- * Every rule of product.md section 3 over the service's record of calls, with the
+ * Every rule of docs/design.md §3 over the service's record of calls, with the
  * final lead states and status counts from the database (the daemon must be stopped).
  */
 export async function assertCampaignRules(ws: Workspace, specs: readonly CampaignSpec[], calls: readonly RecordedCall[]): Promise<void> {

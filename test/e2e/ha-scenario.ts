@@ -1,8 +1,8 @@
-// Active and standby on one PostgreSQL database (product.md §10), as two real `campaignd run`
+// Active and standby on one PostgreSQL database (docs/design.md §10), as two real `campaignd run`
 // processes behind a load-balancing webhook proxy, against the simulator dropping a share of
 // make_call answers after creating the call. Whichever instance is active is killed with
 // SIGKILL `kills` times (restarted each time, as systemd would) and once frozen with SIGSTOP
-// past its lease, then woken. The checks: every lead final, every rule of section 3 on the
+// past its lease, then woken. The checks: every lead final, every dialing rule (docs/design.md §3) on the
 // service's own record (no double dial above all), and each takeover's first call within
 // lease_seconds + 5 s of the failure. Shared by the short profile (test/e2e) and test/stress.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// An oracle for calling rules (section 11), independent of src/rules and src/time: the
+// An oracle for calling rules (docs/design.md §11), independent of src/rules and src/time: the
 // wall-clock fields of an instant, read with luxon in every zone a person may be in, and
 // the public holidays of date-holidays' calendars. Numbers and zones are written by hand.
 import Holidays from 'date-holidays';

@@ -1,4 +1,4 @@
-// The dialing rules of product.md section 3, checked against the SIMULATOR's own record
+// The dialing rules of docs/design.md §3, checked against the SIMULATOR's own record
 // of the calls it placed (creation instant and timeline), never against campaignd's
 // database alone: the database is what is being tested. Each check throws an Error
 // naming the rule, the number and the instants involved. Reused by issue 6's harness.
@@ -119,7 +119,7 @@ export function assertInsideWindow(calls: readonly ObservedCall[], campaign: Cam
   for (const c of calls) {
     if (!insideWallWindow(window, c.createdAt)) throw new Error(`rule 1: call ${c.id} to ${c.client_phone_number} created at ${iso(c.createdAt)} while the window was closed`);
     if (campaign.leadLocalHours) {
-      // Section 11: without a zone column, every zone of the number (else the campaign's).
+      // Who may be called (docs/design.md §11): without a zone column, every zone of the number (else the campaign's).
       const own = leadZones.get(c.client_phone_number);
       const byNumber = zonesForNumber(c.client_phone_number);
       const zones = own ? [own] : byNumber.length > 0 ? byNumber : [campaign.timezone ?? 'UTC'];

@@ -1,4 +1,4 @@
-// Rule 1 (product.md §3.1) for the tests' invariants, written apart from the daemon's own
+// Rule 1 (docs/design.md §3.1) for the tests' invariants, written apart from the daemon's own
 // window code (src/time/window.ts) so that a bug there cannot hide behind the same bug
 // here: the wall clock of an instant comes from Intl (the runtime's time-zone database),
 // and the rule is applied to its fields the obvious way.

@@ -1,4 +1,4 @@
-// A load balancer for the post-call webhooks of several campaignd instances (product.md §10:
+// A load balancer for the post-call webhooks of several campaignd instances (docs/design.md §10:
 // "webhooks may reach any instance"), as the failover tests need one: round-robin over the
 // upstreams, and an upstream that refuses the connection (killed) or does not answer
 // (stopped) is skipped for the next one, as nginx's passive checks do. Plain node:http, so

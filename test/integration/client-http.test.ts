@@ -62,7 +62,7 @@ describe('requests', () => {
     expect(JSON.parse(post?.body ?? '')).toEqual({ assistant_id: 5 });
   });
 
-  it('put list filters in the query string under the names of service-facts.md', async () => {
+  it('put list filters in the query string under the names the live service uses', async () => {
     const { service, client } = await setup((_req, res) => json(res, 200, { current_page: 2, data: [], next_page_url: null }));
     await client.listCalls({ assistant_id: 4, phone_number: '+14155550100', date_from: '2026-01-05', per_page: 100, page: 2, status: 'completed' });
     const url = new URL(service.hits[0]?.url ?? '', 'http://x');

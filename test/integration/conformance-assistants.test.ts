@@ -4,7 +4,7 @@ import type { RunningSimulator } from '../../src/simulator/server.js';
 import { api, clientFor, failure, startTestSim, type Api } from './simulator-fixture.js';
 
 // Spec sections 2.4, 2.5, 2.7, 2.8, 3 (webhook moves), 4.9–4.18 and the assistant rows
-// of sections 7 and 8, with the client against the simulator over real HTTP.
+// of spec sections 7 and 8, with the client against the simulator over real HTTP.
 
 let sim: RunningSimulator;
 let client: ServiceClient;
@@ -50,7 +50,7 @@ describe('4.9 create assistant', () => {
   });
 });
 
-describe('4.10 update assistant: every range of section 8', () => {
+describe('4.10 update assistant: every range of spec section 8', () => {
   const cases: [string, unknown[], unknown[]][] = [
     ['assistant_name', ['x'.repeat(255)], ['x'.repeat(256)]],
     ['language', ['x'.repeat(100)], ['x'.repeat(101)]],
@@ -152,7 +152,7 @@ describe('4.10 update assistant: every range of section 8', () => {
   });
 });
 
-describe('section 3: webhook configuration moves; 4.13–4.15', () => {
+describe('spec section 3: webhook configuration moves; 4.13–4.15', () => {
   it('enable through update, disable through webhook_url null, is_webhook_active false, and disable-webhook', async () => {
     await client.updateAssistant(outboundId, { is_webhook_active: true, webhook_url: 'https://example.com/hook' } as never);
     expect(await record(outboundId)).toMatchObject({ is_webhook_active: true, webhook_url: 'https://example.com/hook' });

@@ -5,7 +5,7 @@ import { parseServiceTime, postCallWebhookSchema } from '../../src/service/schem
 import { parseRateLimit } from '../../src/simulator/rate-limit.js';
 import { clientFor, failure, startTestSim } from './simulator-fixture.js';
 
-// Spec sections 2.6, 2.9, 4.7, 4.8 and 5, the make_call facts of service-facts.md, and
+// Spec sections 2.6, 2.9, 4.7, 4.8 and 5, the live service's reported make_call answers (docs/simulator.md), and
 // isolation between two tokens, with the client against the simulator over real HTTP.
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -203,7 +203,7 @@ describe('2.3 / 4.5 / 4.6 campaigns', () => {
   });
 });
 
-describe('leads answered with the pagination envelope (some deployments, service-facts.md)', () => {
+describe('leads answered with the pagination envelope (some deployments)', () => {
   it('pages leads with per_page and page, and the client iterates them all', async () => {
     const t = await startTestSim({ tokens: ['conf-pages'], leadsPaginated: true });
     const c = clientFor(t.sim.url, 'conf-pages');

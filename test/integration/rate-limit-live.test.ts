@@ -1,4 +1,4 @@
-// Product.md §5 under the live service's limiter (service-facts.md: 20 requests in any
+// docs/design.md §5 under the live service's limiter (as reported: 20 requests in any
 // 10 s, 100 in any 60 s, and a trip costs a whole minute): the simulator enforces both
 // windows with a 60 s lockout and counts every request its limiter refuses, while its
 // faults answer 20 % of requests 429 (injected, not trips), 10 % 500 and lose 10 % of

@@ -1,4 +1,4 @@
-// `campaignd results` over a real SQLite file: one record per lead, the section 9 columns,
+// `campaignd results` over a real SQLite file: one record per lead, the fixed columns (docs/design.md §9),
 // the lead's own columns and extracted.NAME; CSV read back by an independent RFC 4180
 // parser (csv-parse) gives every value exactly; JSONL carries transcripts and attempts;
 // a writer holding the database does not stop it.
@@ -77,7 +77,7 @@ beforeEach(async () => {
 afterEach(() => tmp.cleanup());
 
 describe('campaignd results', () => {
-  it('CSV: one record per lead, section 9 columns, lead columns, extracted.NAME; every value survives a round trip', async () => {
+  it('CSV: one record per lead, the fixed columns, lead columns, extracted.NAME; every value survives a round trip', async () => {
     const out = io();
     expect(await resultsCommand(['spring', '--config', tmp.configPath], out)).toBe(0);
     expect(out.stdout.text.startsWith('\uFEFF')).toBe(true);

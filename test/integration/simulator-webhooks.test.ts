@@ -47,7 +47,7 @@ async function setup() {
 }
 
 describe('post-call webhooks', () => {
-  it('delivers the service-facts payload and keeps the receiver answer as webhook_response', async () => {
+  it('delivers the post-call payload the live service sends and keeps the receiver answer as webhook_response', async () => {
     const { a, clock, sim, controls, assistantId, receiver } = await setup();
     const campaignId = (await a.get('/api/user/campaigns')).body[0].id;
     await a.post('/api/user/lead', { phone_number: '+4915112345678', campaign_id: campaignId, variables: { name: 'Ada' } });

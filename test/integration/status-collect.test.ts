@@ -47,7 +47,7 @@ afterEach(async () => {
 const opts = { now: NOW, version: '9.9.9', isPidAlive: () => true, hostname: 'testhost' };
 
 describe('collectStatus', () => {
-  it('reports the section 7 keys with counts, window, live calls, today, pace', async () => {
+  it('reports the stable status keys (docs/design.md §7) with counts, window, live calls, today, pace', async () => {
     await upsertDaemon(store.db, { instance: 'a', pid: 4321, hostname: 'testhost', heartbeatAt: NOW - 2000 });
     const report = await collectStatus(store.db, opts);
     expect(report.campaigns.map((c) => c.name)).toEqual(['broken', 'night-shift', 'spring-renewals']);

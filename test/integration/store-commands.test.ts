@@ -1,5 +1,5 @@
-// Every command on the configured store, the same test on both dialects (product.md
-// section 10): on the PostgreSQL run the config names a postgres:// URL without its
+// Every command on the configured store, the same test on both dialects
+// (docs/design.md §10): on the PostgreSQL run the config names a postgres:// URL without its
 // password and the commands get it from PGPASSWORD, as an operator sets it up. The
 // password never appears in what a command prints.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The migrator on both dialects (one migration history, product.md section 10): from an
+// The migrator on both dialects (one migration history, docs/design.md §10): from an
 // empty database to the latest schema, a newer schema refused, a failing step rolled
 // back, and two processes migrating one database at once applying each step once.
 import { execFile } from 'node:child_process';

@@ -201,7 +201,7 @@ export function assertTimedRun(result: TimedResult, leadZones: ReadonlyMap<strin
 
 /**
  * Numbers of a run's leads. A lead without a zone column is judged in its number's zones
- * (section 11); +800 numbers map to none, so those leads are judged in the campaign's
+ * (docs/design.md §11); +800 numbers map to none, so those leads are judged in the campaign's
  * zone, as the oracle here does.
  */
 function leadNumbers(count: number, offset: number, zone: string | undefined): string[] {

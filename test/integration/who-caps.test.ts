@@ -1,4 +1,4 @@
-// Section 11, attempts per number: a cap over every campaign's attempts in a rolling
+// Who may be called (docs/design.md §11), attempts per number: a cap over every campaign's attempts in a rolling
 // window, held across an engine restart, and named by explain. Judged from the
 // simulator's call records alone.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const X = '+12025550301';
 const Y = '+12025550302';
 const HOUR = 3_600_000;
 
-describe('max_attempts_per_number (section 11)', () => {
+describe('max_attempts_per_number (docs/design.md §11)', () => {
   let stack: Stack | undefined;
   afterEach(async () => {
     await stack?.close();

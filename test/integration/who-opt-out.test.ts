@@ -1,4 +1,4 @@
-// Section 11, opt-outs and the suppression list: an opt-out arriving by webhook while the
+// Who may be called (docs/design.md §11), opt-outs and the suppression list: an opt-out arriving by webhook while the
 // same number has a retry scheduled in another campaign suppresses the number everywhere
 // at once and cancels that retry; `campaignd suppress` manages the list.
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ class Capture extends Writable {
   }
 }
 
-describe('opt-out by webhook (section 11)', () => {
+describe('opt-out by webhook (docs/design.md §11)', () => {
   let stack: Stack | undefined;
   afterEach(async () => {
     await stack?.close();

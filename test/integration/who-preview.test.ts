@@ -1,4 +1,4 @@
-// Section 11, validate --preview: the stored leads of a campaign counted by when they can
+// Who may be called (docs/design.md §11), validate --preview: the stored leads of a campaign counted by when they can
 // be called (now, later today, not today, never) and why, as explain would say.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +30,7 @@ async function* rows(phones: string[]): AsyncGenerator<ReadLeadResult> {
   }
 }
 
-describe('validate --preview (section 11)', () => {
+describe('validate --preview (docs/design.md §11)', () => {
   let store: DatabaseHandle | undefined;
   let dir: string | undefined;
   afterEach(async () => {

@@ -1,4 +1,4 @@
-// Section 11, regional rules in the running engine: the shipped US example over a Sunday
+// Who may be called (docs/design.md §11), regional rules in the running engine: the shipped US example over a Sunday
 // and Labor Day (2026-09-06/07) for leads in every US zone, Alaska, Hawaii, Puerto Rico
 // and multi-zone area codes. Zero calls outside what the rules allow, judged from the
 // simulator's call records by an oracle of luxon wall-clock fields (not the engine's code).
@@ -12,7 +12,7 @@ import { driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } f
 
 const US_RULES = path.join(import.meta.dirname, '../../config/calling-rules/us.yaml');
 
-describe('calling rules in the engine (section 11)', () => {
+describe('calling rules in the engine (docs/design.md §11)', () => {
   let stack: Stack | undefined;
   afterEach(async () => {
     await stack?.close();

@@ -1,4 +1,4 @@
-// Section 11, the person's zone from the number: leads without a timezone column, in
+// Who may be called (docs/design.md §11), the person's zone from the number: leads without a timezone column, in
 // every US zone, Alaska, Hawaii, Puerto Rico and multi-zone area codes, are called only
 // inside lead_local_hours in each of their zones. Judged from the simulator's own call
 // records with luxon wall-clock fields and a zone table written here by hand (not the
@@ -23,7 +23,7 @@ const PEOPLE: Record<string, string[]> = {
   '+80055501110': ['UTC'], // no zone known: the campaign's zone (UTC) is used
 };
 
-describe('the called person’s zone from the number (section 11)', () => {
+describe('the called person’s zone from the number (docs/design.md §11)', () => {
   let stack: Stack | undefined;
   afterEach(async () => {
     await stack?.close();

@@ -44,7 +44,7 @@ const RETRY_SECONDS = 12 * 3600;
 const OPT_OUT_AT = Date.UTC(2026, 4, 12, 14); // Tuesday 10:00 in New York: both its leads wait out the cap
 const RESTART_AT = Date.UTC(2026, 6, 1, 13, 30); // Wednesday: the east called this morning, the west not yet
 
-describe(`who may be called, over a year (section 11, ${testDialect})`, () => {
+describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`, () => {
   let stack: Stack | undefined;
   let reader: DatabaseHandle | undefined;
   let clock: HarnessClock | undefined;

@@ -1,4 +1,4 @@
-// Section 11, regional calling rules: the rules file parser, the rule gates, and a year of
+// Who may be called (docs/design.md §11), regional calling rules: the rules file parser, the rule gates, and a year of
 // the shipped US example against leads in every US zone, Alaska, Hawaii, Puerto Rico and
 // multi-zone area codes, judged against an oracle written here with luxon wall-clock
 // fields and date-holidays' calendars (not the engine's window code).

@@ -1,4 +1,4 @@
-// Section 11 in the config: calling_rules and max_attempts_per_number of the daemon file
+// Who may be called (docs/design.md §11) in the config: calling_rules and max_attempts_per_number of the daemon file
 // and of campaign files end up in each campaign's callingPolicy; a broken rules file
 // named by a campaign stops that campaign only, with the rules file's line in the message.
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 // The tests' own rule-1 check (test/helpers/wall-clock.ts), used by the chaos, soak and
-// end-to-end invariants: right on the cases product.md §3.1 names, in agreement with the
+// end-to-end invariants: right on the cases docs/design.md §3.1 names, in agreement with the
 // daemon's window code minute by minute across daylight-saving changes, and independent of
 // it (no import from src/engine/ or src/time/).
 import fs from 'node:fs';

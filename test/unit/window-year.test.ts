@@ -98,7 +98,7 @@ function oracleFields(zone: string): Map<number, Fields> {
   return out;
 }
 
-/** The rule of product.md section 3.1, written the obvious way on luxon's fields. */
+/** The rule of docs/design.md §3.1, written the obvious way on luxon's fields. */
 function oracleOpen(w: WindowSpec, f: Fields): boolean {
   const allowed = (weekday: number, date: string): boolean =>
     w.days.includes(weekday as Weekday) && !(w.blackoutDates ?? []).includes(date);

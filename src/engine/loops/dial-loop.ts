@@ -85,7 +85,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     return child;
   }
 
-  /** The instant a lead may be called: the campaign window and the person's own (rule 1, section 11). */
+  /** The instant a lead may be called: the campaign window and the person's own (rule 1; who may be called, docs/design.md §11). */
   function windowsOpen(c: RuntimeCampaign, lead: DueLead, at: number): boolean {
     if (!isOpen(c.window, at)) return false;
     return c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).isOpen(at);
@@ -119,7 +119,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       for (const lead of candidates) {
         if (slots.free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
-        // Section 11: the person's zones, hours and regional rules, then attempts per number.
+        // Who may be called (docs/design.md §11): the person's zones, hours and regional rules, then attempts per number.
         const facts = await readLeadFacts(db, c, lead, phone, now, (p) => campaigns.suppressed(p) || isSuppressed(db, p));
         const plan = slots.judge(facts, now);
         switch (plan.kind) {
@@ -147,7 +147,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
             break;
         }
       }
-      // The leads held by section 11, deferred to their openings in one commit.
+      // The leads held by who-may-be-called (docs/design.md §11), deferred to their openings in one commit.
       await deferHeld(db, held, now);
       if (slots.free > 0) nextDue.push(await nextDueAt(db, c.id));
       if (candidates.length === 0 && c.config.markCompleteWhenNoLeads && step.live === 0) {

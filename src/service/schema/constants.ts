@@ -3,7 +3,7 @@
  * simulator and the engine so that none of them spells a status differently.
  */
 
-/** Every call status the spec lists (section 3). */
+/** Every call status the spec lists (spec section 3). */
 export const CALL_STATUSES = [
   'initiated',
   'ringing',
@@ -18,7 +18,7 @@ export const CALL_STATUSES = [
 ] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
-/** Statuses of a call that has not ended yet (product.md rule 5). */
+/** Statuses of a call that has not ended yet (rule 5, docs/design.md §3.5). */
 export const IN_PROGRESS_STATUSES = ['initiated', 'ringing', 'in-progress'] as const;
 
 /** Statuses after which a call never changes again. */
@@ -66,7 +66,7 @@ export const TOOL_TIMEOUT_DEFAULT = 10;
 /** Example plan limit of mid call tools per account (spec section 8). */
 export const TOOL_PLAN_LIMIT_DEFAULT = 5;
 
-/** Lead statuses seen (spec 3 and service-facts.md). */
+/** Lead statuses seen (the spec's section 3 and the live service, listed in docs/simulator.md). */
 export const LEAD_STATUSES = [
   'created',
   'scheduled',
@@ -78,7 +78,7 @@ export const LEAD_STATUSES = [
   'contacted',
 ] as const;
 
-/** Campaign statuses seen (spec 3 and service-facts.md). */
+/** Campaign statuses seen (the spec's section 3 and the live service, listed in docs/simulator.md). */
 export const CAMPAIGN_STATUSES = ['draft', 'in-progress', 'stopped', 'active'] as const;
 export const CAMPAIGN_ACTIONS = ['start', 'stop'] as const;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Building blocks for parsing what the live service sends. The spec states one shape;
- * deployments in the wild send others (service-facts.md, "Shapes that vary"), so each
+ * deployments in the wild send others (listed in docs/simulator.md; docs/design.md §5), so each
  * block accepts every known variant and yields the single shape the rest of campaignd uses.
  */
 

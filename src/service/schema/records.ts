@@ -14,7 +14,7 @@ import {
 
 /**
  * Parsing schemas for every record of spec section 2 and the post-call webhook payload
- * of service-facts.md. They are liberal on purpose: ids as numbers or numeric strings,
+ * the live service sends (its fields: docs/simulator.md). They are liberal on purpose: ids as numbers or numeric strings,
  * `variables` as `{}` or `[]`, transcripts as strings or arrays, costs as numbers or
  * numeric strings; unknown fields pass through and absent optional fields become null.
  * Timestamps stay strings here; turn them into instants with `parseServiceTime`.
@@ -279,7 +279,7 @@ export const webhookLeadSchema = z.looseObject({
   updated_at: nullableString,
 });
 
-/** Post-call webhook payload (service-facts.md, "Post-call webhook payload"). */
+/** Post-call webhook payload, as the live service is reported to send it (docs/simulator.md). */
 export const postCallWebhookSchema = z.preprocess(keepGiven(['transcript', 'extracted_variables', 'recording_url', 'evaluation', 'answered_by']), z.looseObject({
   id: liberalId,
   customer_phone: nullableString,

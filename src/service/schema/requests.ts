@@ -18,7 +18,7 @@ import {
 import { boolField, dateField, intField, numField, objectField, strField, timezoneField, urlField } from './fields.js';
 
 /**
- * Request schemas with every rule the spec states (sections 2.1, 4 and 8). The simulator
+ * Request schemas with every rule the spec states (spec sections 2.1, 4 and 8). The simulator
  * validates requests with them; the client takes their output types as its inputs, so
  * the two cannot drift apart. Query schemas read the string values of a query string
  * and fill the spec's defaults.
@@ -97,7 +97,7 @@ export const makeCallRequest = z.object({
 });
 export type MakeCallRequest = z.output<typeof makeCallRequest>;
 
-/** GET /api/user/calls query (names from service-facts.md); fills per_page 15 and page 1. */
+/** GET /api/user/calls query (names the live service uses, listed in docs/simulator.md); fills per_page 15 and page 1. */
 export const listCallsQuery = z.object({
   status: z.enum(CALL_STATUSES).optional(),
   type: z.enum(CALL_TYPES).optional(),
@@ -111,7 +111,7 @@ export const listCallsQuery = z.object({
 });
 export type ListCallsQuery = z.output<typeof listCallsQuery>;
 
-/** GET /api/user/leads query (service-facts.md; the spec documents none). */
+/** GET /api/user/leads query (the live service's names, listed in docs/simulator.md; the spec documents none). */
 export const listLeadsQuery = z.object({
   status: z.string().optional(),
   campaign_id: intField(1).optional(),

@@ -1,4 +1,4 @@
-// The /api/user endpoints the daemon uses, written from the spec and service-facts.md:
+// The /api/user endpoints the daemon uses, written from the spec and the live service's reported behaviour:
 // make_call (4.7), the call list (4.8), the assistant list and outbound list (4.11, 4.12),
 // assistant update (4.10, for webhook_url), campaigns and leads (empty plain arrays).
 // Other spec endpoints answer 501: the fake does not pretend to serve them.

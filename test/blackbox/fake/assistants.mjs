@@ -1,6 +1,6 @@
 // The fake account's assistants: one outbound assistant that places the calls and one
 // inbound assistant (so the list is not just the one the client looks for). Ids are
-// numeric STRINGS, as service-facts.md says some deployments send them.
+// numeric STRINGS, as some deployments are reported to send them.
 import { isoMicro } from './server-time.mjs';
 
 /** The two assistants; `outboundId` is the id campaigns must name. */

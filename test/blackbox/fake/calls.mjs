@@ -142,7 +142,7 @@ export function callRecord(call, zone) {
   };
 }
 
-/** The post-call webhook payload of service-facts.md: no answered_by. */
+/** The post-call webhook payload the live service is reported to send: no answered_by. */
 export function webhookPayload(call, zone) {
   return {
     id: call.id,

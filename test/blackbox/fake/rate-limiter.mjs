@@ -1,4 +1,4 @@
-// The emulated limit of service-facts.md: at most `perMinute` requests in any rolling
+// The live service's reported limit: at most `perMinute` requests in any rolling
 // 60 s and `burst` in any rolling 10 s, per token presented. A refused request is not
 // counted (else a client that waits as told could be locked out for good). Headers on
 // every answer: X-RateLimit-Limit, X-RateLimit-Remaining, and X-RateLimit-Reset as the

@@ -1,6 +1,6 @@
 // Timestamps as the live service writes them: calls and webhooks carry
-// "YYYY-MM-DD HH:MM:SS" with no zone, in the SERVER's zone (service-facts.md "Shapes
-// that vary"); assistants carry ISO 8601 with microseconds and Z (spec 2.4). The server
+// "YYYY-MM-DD HH:MM:SS" with no zone, in the SERVER's zone (as deployments are
+// reported to send them); assistants carry ISO 8601 with microseconds and Z (spec 2.4). The server
 // zone is an option and is not UTC by default, so a client that reads zone-less stamps
 // as UTC is caught.
 

@@ -1,6 +1,6 @@
 // Post-call webhook delivery: one POST to the assistant's webhook_url when a call ends
 // (nothing when the webhook is off; only successes with send_webhook_only_on_completed),
-// no signature, no retry, as service-facts.md says. The receiver's answer is kept on the
+// no signature, no retry, as the live service is reported to do. The receiver's answer is kept on the
 // call as webhook_response. URLs are never logged or served: they carry the secret.
 import { webhookPayload } from './calls.mjs';
 
