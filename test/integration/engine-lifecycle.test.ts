@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setCampaignState } from '../../src/store/campaigns.js';
 import { assertInsideWindow, assertNoCallsBetween, callsByNumber, maxConcurrent } from '../helpers/invariants.js';
-import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
+import { allSucceed, DEFAULT_ORIGIN, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
 import { waitUntil } from '../helpers/wait.js';
 import { HarnessClock } from './time-clock.js';
 
@@ -27,8 +27,10 @@ const PROCESSING_SLACK_MS = 20_000;
 describe('engine: pause, resume and windows', () => {
   it('pause via the database stops new calls within one control check; live calls finish; resume completes the campaign', async () => {
     const numbers = phoneNumbers(8);
+    // A stall of this process counts as at most 5 ms, not as simulated seconds past the slack.
+    harness = new HarnessClock(200, DEFAULT_ORIGIN);
     stack = await startStack({
-      scale: 200,
+      clock: harness,
       campaigns: [{ name: 'pausable', settings: { maxCallsInParallel: 2, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
       fixedOutcomes: allSucceed(numbers, 60),
     });
@@ -63,14 +65,19 @@ describe('engine: pause, resume and windows', () => {
   it('a window that is closed now: no call until it opens, then the campaign runs; lead_local_hours waits for the person', async () => {
     const london = phoneNumbers(4, 40);
     const berlin = phoneNumbers(1, 60)[0]!;
-    const origin = Date.UTC(2026, 0, 5, 9, 57, 0); // Monday 09:57 UTC
+    const origin = Date.UTC(2026, 0, 5, 9, 50, 0); // Monday 09:50 UTC
     const opens = Date.UTC(2026, 0, 5, 10, 0, 0);
     const londonOpens = Date.UTC(2026, 0, 5, 10, 10, 0); // 10:10 in London (UTC+0 in January)
     // A stall of this process (a busy machine) counts as at most 5 ms: with a plain scaled
-    // clock a late timer or a slow pass moved the opening's first call minutes later.
+    // clock a late timer or a slow pass moved the opening's first call minutes later. Time
+    // stands still while the stack is set up (a new database on a loaded PostgreSQL took
+    // longer than the 0.45 real s to the opening), and the engine starts ten minutes before
+    // the opening: 1.5 real s for its start.
     harness = new HarnessClock(400, origin);
+    harness.freeze();
     stack = await startStack({
       clock: harness,
+      startEngine: false,
       campaigns: [
         {
           settings: {
@@ -89,6 +96,8 @@ describe('engine: pause, resume and windows', () => {
       fixedOutcomes: allSucceed([...london, berlin]),
     });
     const s = stack;
+    harness.thaw();
+    await s.startEngine();
     await s.waitForQuiet(30_000);
     await s.assertAllRules(); // includes: every call created while both windows were open
     assertNoCallsBetween(s.simCalls(), origin, opens, 'window closed');
