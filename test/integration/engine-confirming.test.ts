@@ -39,8 +39,8 @@ describe('engine: confirming webhook successes', () => {
         if (c.leads.confirming > c.leads.completed) shownAsFinal = false;
         return c.state === 'completed';
       },
-      // Six simulated hours of calling, paced by the engine's work per call: about 20 s alone,
-      // a minute on a loaded machine (PostgreSQL). Reading the status every 20 ms rather than
+      // Paced by the engine's real work per call, not by the clock: 55 s on a loaded machine
+      // (PostgreSQL, load 16), where 30 were given. Reading the status every 20 ms rather than
       // every 5 leaves the stack's one connection to the engine; webhook successes wait for
       // the call list for seconds, so the reads still see them.
       { timeoutMs: 150_000, intervalMs: 20, message: 'the campaign to complete' },
