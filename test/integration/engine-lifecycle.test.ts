@@ -3,13 +3,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setCampaignState } from '../../src/store/campaigns.js';
 import { assertInsideWindow, assertNoCallsBetween, callsByNumber, maxConcurrent } from '../helpers/invariants.js';
-import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
+import { allSucceed, DEFAULT_ORIGIN, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
 import { waitUntil } from '../helpers/wait.js';
+import { HarnessClock } from './time-clock.js';
 
 let stack: Stack | null = null;
+let harness: HarnessClock | null = null;
 afterEach(async () => {
   await stack?.close();
   stack = null;
+  harness?.dispose();
+  harness = null;
 });
 
 const CONTROL_CHECK_MS = 1_000;
@@ -23,8 +27,10 @@ const PROCESSING_SLACK_MS = 20_000;
 describe('engine: pause, resume and windows', () => {
   it('pause via the database stops new calls within one control check; live calls finish; resume completes the campaign', async () => {
     const numbers = phoneNumbers(8);
+    // A stall of this process counts as at most 5 ms, not as simulated seconds past the slack.
+    harness = new HarnessClock(200, DEFAULT_ORIGIN);
     stack = await startStack({
-      scale: 200,
+      clock: harness,
       campaigns: [{ name: 'pausable', settings: { maxCallsInParallel: 2, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
       fixedOutcomes: allSucceed(numbers, 60),
     });
@@ -59,12 +65,19 @@ describe('engine: pause, resume and windows', () => {
   it('a window that is closed now: no call until it opens, then the campaign runs; lead_local_hours waits for the person', async () => {
     const london = phoneNumbers(4, 40);
     const berlin = phoneNumbers(1, 60)[0]!;
-    const origin = Date.UTC(2026, 0, 5, 9, 57, 0); // Monday 09:57 UTC
+    const origin = Date.UTC(2026, 0, 5, 9, 50, 0); // Monday 09:50 UTC
     const opens = Date.UTC(2026, 0, 5, 10, 0, 0);
     const londonOpens = Date.UTC(2026, 0, 5, 10, 10, 0); // 10:10 in London (UTC+0 in January)
+    // A stall of this process (a busy machine) counts as at most 5 ms: with a plain scaled
+    // clock a late timer or a slow pass moved the opening's first call minutes later. Time
+    // stands still while the stack is set up (a new database on a loaded PostgreSQL took
+    // longer than the 0.45 real s to the opening), and the engine starts ten minutes before
+    // the opening: 1.5 real s for its start.
+    harness = new HarnessClock(400, origin);
+    harness.freeze();
     stack = await startStack({
-      scale: 400,
-      origin,
+      clock: harness,
+      startEngine: false,
       campaigns: [
         {
           settings: {
@@ -83,26 +96,35 @@ describe('engine: pause, resume and windows', () => {
       fixedOutcomes: allSucceed([...london, berlin]),
     });
     const s = stack;
+    harness.thaw();
+    await s.startEngine();
     await s.waitForQuiet(30_000);
     await s.assertAllRules(); // includes: every call created while both windows were open
     assertNoCallsBetween(s.simCalls(), origin, opens, 'window closed');
-    const berlinCall = callsByNumber(s.simCalls()).get(berlin)![0]!;
-    // The scheduler woke for the opening instead of idling until some later check (a few
-    // simulated minutes of slack: at 400x, 0.45 s of a busy machine is 3 minutes).
-    expect(berlinCall.createdAt).toBeGreaterThanOrEqual(opens);
-    expect(berlinCall.createdAt - opens).toBeLessThan(3 * 60_000);
+    const calls = callsByNumber(s.simCalls());
+    // When the scheduler took each first call: the claim's instant, read as the pass woke.
+    // The call's own time adds the pass's reads and the make_call request, each real time
+    // of a loaded database that the clock runs 400 times faster (0.6 s was 4 minutes).
+    const claimedAt = async (phone: string) =>
+      Number((await s.db.selectFrom('attempts').select((eb) => eb.fn.min('created_at').as('t')).where('phone_number', '=', phone).executeTakeFirstOrThrow()).t);
+    // Not before the opening (the call itself, as the service saw it)...
+    expect(calls.get(berlin)![0]!.createdAt).toBeGreaterThanOrEqual(opens);
+    // ...and the scheduler woke for the campaign's opening at 10:00 rather than idling until
+    // London's at 10:10 (its next lead-hours opening): 3 minutes of slack is far below those 10.
+    expect((await claimedAt(berlin)) - opens).toBeLessThan(3 * 60_000);
     for (const n of london) {
-      const first = callsByNumber(s.simCalls()).get(n)![0]!.createdAt;
-      expect(first).toBeGreaterThanOrEqual(londonOpens);
-      expect(first - londonOpens).toBeLessThan(5 * 60_000);
+      expect(calls.get(n)![0]!.createdAt).toBeGreaterThanOrEqual(londonOpens);
+      // Held until their own opening and taken then, not at some later fallback (an hour).
+      expect((await claimedAt(n)) - londonOpens).toBeLessThan(5 * 60_000);
     }
     expect(maxConcurrent(s.simCalls()).max).toBeLessThanOrEqual(3);
   });
 
   it('a window that closes while make_call waits for the rate budget: the request is withheld, not sent late', async () => {
     const numbers = phoneNumbers(6, 70);
+    harness = new HarnessClock(400, Date.UTC(2026, 0, 5, 10, 0, 0));
     stack = await startStack({
-      origin: Date.UTC(2026, 0, 5, 10, 0, 0),
+      clock: harness,
       campaigns: [{ settings: { allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 10 * 3600, maxCallsInParallel: 3, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
       // The first make_calls are refused with a 15-minute wait: the client's budget pauses past the closing.
       faults: [{ path: '/api/user/make_call', rate_limited: 1, retry_after: 900 }],
@@ -110,8 +132,11 @@ describe('engine: pause, resume and windows', () => {
       startEngine: false,
     });
     const s = stack;
-    // The window closes five simulated minutes after the engine starts (set now: setting up takes simulated time).
-    const closes = Math.ceil((s.clock.now() + 5 * 60_000) / 1000) * 1000;
+    // The window closes ten simulated minutes after the engine starts (set now: setting up
+    // takes simulated time), well inside the 429's 15-minute wait, which begins after the
+    // start. Ten minutes are 1.5 real s for the first claim, the refused request and the
+    // read below on a loaded database (five, 0.75 s, were not always enough).
+    const closes = Math.ceil((s.clock.now() + 10 * 60_000) / 1000) * 1000;
     const config = { ...s.campaigns[0]!.config, allowedHoursEnd: Math.round((closes - Date.UTC(2026, 0, 5)) / 1000) };
     await s.db.updateTable('campaigns').set({ config_json: JSON.stringify(config) }).execute();
     await s.startEngine();

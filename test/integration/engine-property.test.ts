@@ -35,7 +35,8 @@ const settingsArb = fc.record({
 });
 
 describe('engine: rules hold for random outcomes, durations, limits and retry settings', () => {
-  it('15 random campaigns against the simulator keep rules 1–5', { timeout: 80_000 }, async () => {
+  // Fifteen stacks, each with its own database and migrations: minutes of a loaded machine.
+  it('15 random campaigns against the simulator keep rules 1–5', { timeout: 240_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(settingsArb, async (p) => {
         // All-zero shares would fall back to the simulator's defaults; keep one share positive.
