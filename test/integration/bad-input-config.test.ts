@@ -46,7 +46,7 @@ const brokenFiles: BrokenCase[] = [
   corpus('unknown-keys.yaml', /unknown-keys\.yaml:2:1 alowed_days: unknown field "alowed_days" \(did you mean "allowed_days"\?\)/, /:8:3 leads\.fiel: unknown field "fiel"/),
   corpus('wrong-shapes.yaml', /wrong-shapes\.yaml:2:15 allowed_days: must be a list, not "monday"/, /:6:19 lead_local_hours: must be a mapping of fields, not a list/),
   own('assistant-not-number.yaml', /assistant-not-number\.yaml:1:15 assistant_id: must be a whole number, not "abc"/),
-  own('bad-numbers.yaml', /bad-numbers\.yaml:5:14 max_retries: must be a whole number, not Infinity — use a whole number from 0 to 20/, /:6:17 retry_interval: -5 is out of range/),
+  own('bad-numbers.yaml', /bad-numbers\.yaml:5:14 max_retries: must be a whole number, not Infinity — use a whole number from 0 to 20/, /:6:17 retry_interval: -5 seconds is out of range/),
   own('bad-values.yaml', /bad-values\.yaml:5:9 status: "stopped" is not a campaign status — use one of running, paused/, /:6:12 retry_on\[0\]: "hangup"/, /:7:18 blackout_dates\[0\]: "2026-02-30" is not a real date/),
   own('binary-junk.yaml', /binary-junk\.yaml: must be a mapping of fields/),
   own('huge-unknown-field.yaml', /huge-unknown-field\.yaml:6:1 notes: unknown field "notes"/),
