@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { POSTGRES, POSTGRES_ONLY, SLOW_POSTGRES, SLOW_SQLITE, SQLITE_ONLY } from './test/suites/files.js';
+import { POSTGRES, POSTGRES_ONLY, SLOW_POSTGRES, SLOW_SQLITE, SLOW_SQLITE_BUSY, SQLITE_ONLY } from './test/suites/files.js';
 
 // `npm test`: every test file that takes seconds, on SQLite and (the store, results, rules and
 // engine files) again on PostgreSQL, in one run. The long profiles are in
@@ -19,7 +19,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
-          exclude: [...SLOW_SQLITE, ...POSTGRES_ONLY],
+          exclude: [...SLOW_SQLITE, ...SLOW_SQLITE_BUSY, ...POSTGRES_ONLY],
           // The tests spawn bin/campaignd.js, which runs dist/: rebuilt first when a source is newer.
           globalSetup: ['test/helpers/build.ts'],
         },

@@ -2,12 +2,23 @@
 // one of `npm test` (minutes: what a person runs while working) and `npm run test:slow`
 // (the long profiles: stress, chaos, the soak, the years of calling rules, the packed install).
 
-/** The slow runs: each takes minutes on its own, most of it real time (a soak, kills and restarts, a whole year). */
+/**
+ * The slow runs on SQLite that mostly wait (kills and restarts, backstop waits, an install):
+ * they run beside the PostgreSQL ones.
+ */
 export const SLOW_SQLITE = [
-  'test/stress/**/*.test.ts',
+  'test/stress/crash-many.test.ts',
+  'test/stress/fault-waves.test.ts',
   // npm pack, then a fresh install of the tarball that compiles better-sqlite3.
   'test/e2e/pack.test.ts',
 ];
+
+/**
+ * The slow runs on SQLite that keep a core busy for minutes (a year of calling rules, a year of
+ * windows, the soak's 10 minutes of dialing): after the others, so that the two years of
+ * calling rules (this one's and PostgreSQL's) never share the two cores.
+ */
+export const SLOW_SQLITE_BUSY = ['test/stress/who-year.test.ts', 'test/stress/time-year.test.ts', 'test/stress/soak.test.ts'];
 
 /** The slow runs on PostgreSQL: the year of calling rules, and the failover chaos test (kills, a freeze past the lease). */
 export const SLOW_POSTGRES = ['test/stress/who-year.test.ts', 'test/e2e/ha-failover.test.ts'];
