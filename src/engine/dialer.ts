@@ -40,6 +40,12 @@ export interface DialRequest {
   canSend: () => boolean;
   /** When a "not sent" lead may be tried again (the next window opening). */
   retryAtIfNotSent: () => number;
+  /**
+   * The service does not know the campaign's assistant (404): stops the campaign. Awaited
+   * before the refused attempt frees its slot, so no pass in between finds the campaign
+   * still running and dials it again.
+   */
+  assistantMissing: () => Promise<void>;
 }
 
 /** Places one call and records the outcome of the request. Never throws. */
@@ -116,6 +122,7 @@ async function recordFailure(ctx: DialContext, req: DialRequest, err: Classified
       return { kind: 'token-rejected' };
     case 'not-found':
       // The assistant is gone or not ours: nobody was called and every call would fail.
+      await req.assistantMissing();
       await rejectUncounted(ctx, attempt, 'assistant not found (404)', now, now);
       await event('rejected', { status: 404 });
       return { kind: 'assistant-not-found' };

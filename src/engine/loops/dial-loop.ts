@@ -195,6 +195,10 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
           return dialingAllowed(gate(), at) && current?.state === 'running' && windowsOpen(c, lead, at);
         },
         retryAtIfNotSent: () => c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(clock.now()) ?? clock.now() + 3600_000,
+        assistantMissing: async () => {
+          await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, clock.now());
+          await campaigns.refresh(true);
+        },
       },
     )
       .then(async (report) => {
@@ -258,9 +262,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         service.tokenRefused();
         return;
       case 'assistant-not-found':
-        await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, now);
-        await campaigns.refresh(true);
-        return;
+        return; // the campaign was stopped before the attempt was refused (assistantMissing)
       case 'account-rejected':
         accountPausedUntil = now + ACCOUNT_PAUSE_MS;
         log.error({ detail: report.detail }, 'the service refused calls for the account; dialing pauses for 5 minutes');
