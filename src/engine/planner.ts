@@ -214,11 +214,8 @@ export class SlotPlan {
   constructor(
     private readonly accountMaxCalls: number | undefined,
     live: ReadonlyMap<number, number>,
-    /** The numbers with a live call when the pass began: a lead on one of them is number-busy, as explain says. */
-    livePhones: Iterable<string> = [],
   ) {
     this.daemonLive = [...live.values()].reduce((a, b) => a + b, 0);
-    for (const phone of livePhones) this.phones.add(phone);
   }
 
   /** Starts a campaign's turn; returns its free slots (≤ 0: a freed slot wakes the loop). */

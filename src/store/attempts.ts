@@ -16,28 +16,19 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The live calls of a pass: how many each campaign has, and the numbers they hold. */
-export interface LiveCalls {
-  /** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
-  byCampaign: Map<number, number>;
-  /** The numbers with a live call (rule 3: one live call a number, whichever campaign holds it). */
-  phones: Set<string>;
+/** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
+export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>> {
+  const rows = await liveCountsQuery.rows(db, {});
+  return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
 }
 
-/** The live calls over all campaigns, in one read: few rows, at most the sum of the live-call limits. */
-export async function liveCalls(db: Db): Promise<LiveCalls> {
-  const rows = await liveCallsQuery.rows(db, {});
-  const byCampaign = new Map<number, number>();
-  const phones = new Set<string>();
-  for (const r of rows) {
-    const id = Number(r.campaign_id);
-    byCampaign.set(id, (byCampaign.get(id) ?? 0) + 1);
-    phones.add(r.phone_number);
-  }
-  return { byCampaign, phones };
-}
-
-const liveCallsQuery = prepared((db) => db.selectFrom('attempts').select(['campaign_id', 'phone_number']).where('state', 'in', LIVE_ATTEMPT_STATES_SQL));
+const liveCountsQuery = prepared((db) =>
+  db
+    .selectFrom('attempts')
+    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .groupBy('campaign_id'),
+);
 
 /** Every live attempt, oldest first. Few rows: at most the sum of the live-call limits. */
 export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {

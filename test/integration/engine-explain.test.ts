@@ -93,7 +93,7 @@ function codesFor(plan: LeadPlan): string[] {
 
 /**
  * One pass of the real dial loop over the store at NOW, its make_call never answered;
- * returns the leads it claimed. The loop's first sleep ends the pass.
+ * returns the leads it claimed. The loop's first rest (a sleep longer than none) ends the run.
  */
 async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined): Promise<number[]> {
   const logger = silentLogger();
@@ -101,11 +101,15 @@ async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined
   const done = new Promise<void>((resolve) => (passDone = resolve));
   const clock: Clock = {
     now: () => NOW,
-    sleep: (_ms, signal) =>
-      new Promise<void>((resolve) => {
-        passDone();
-        signal?.addEventListener('abort', () => resolve(), { once: true });
-      }),
+    // A refused claim (rule 3: the number's live call, which the claim checks) looks again at
+    // once: those passes run; the first real rest ends the run.
+    sleep: (ms, signal) =>
+      ms <= 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            passDone();
+            signal?.addEventListener('abort', () => resolve(), { once: true });
+          }),
     setTimer: () => () => undefined,
   };
   const client: EngineClient = {

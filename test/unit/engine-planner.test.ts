@@ -114,14 +114,6 @@ describe('SlotPlan', () => {
     slots.begin(fill(campaign(2), 0, 3));
     expect(slots.judge(lead('+15550001'), WED_10).kind).toBe('number-busy');
   });
-  it('counts a number with a live call as busy from the start of the pass, so the slot goes to the next due lead (as explain says)', () => {
-    const slots = new SlotPlan(undefined, new Map([[1, 1]]), ['+15550009']);
-    expect(slots.begin(fill(campaign(1), 1, 1))).toBe(1);
-    expect(slots.judge(lead('+15550009'), WED_10).kind).toBe('number-busy');
-    expect(slots.free).toBe(1);
-    expect(slots.judge(lead('+15550010'), WED_10).kind).toBe('dial');
-    expect(slots.free).toBe(0);
-  });
   it('applies the rules in order: the suppression list, then the person’s hours, then caps, then rule 3', () => {
     const slots = new SlotPlan(undefined, new Map());
     slots.begin(fill(campaign(1), 0, 3));

@@ -4,7 +4,7 @@ import type { Clock } from '../../time/clock.js';
 import { isOpen } from '../../time/window.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Database } from '../../store/types.js';
-import { claimAttempts, liveCalls, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
+import { claimAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
 import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../../store/campaigns.js';
 import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
 import type { CampaignView } from '../campaign-view.js';
@@ -98,12 +98,12 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   async function pass(): Promise<number> {
     const now = clock.now();
     if (!dialingAllowed(gate(), now)) return gateLookAt(gate(), now, MAX_SLEEP_MS);
-    const { byCampaign: live, phones: livePhones } = await liveCalls(db);
+    const live = await liveCountsByCampaign(db);
     for (const c of campaigns.values()) deps.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
     deps.metrics?.daemonLiveCalls?.([...live.values()].reduce((a, b) => a + b, 0));
 
     const plan = planCampaigns(campaigns.values(), live, now);
-    const slots = new SlotPlan(deps.accountMaxCalls, live, livePhones);
+    const slots = new SlotPlan(deps.accountMaxCalls, live);
     const picked: { c: RuntimeCampaign; lead: DueLead; input: ClaimInput }[] = [];
     const nextDue: (number | null)[] = [];
     for (const step of plan.steps) {
@@ -131,7 +131,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
             held.push({ leadId: lead.id, ...holdOf(plan, now)! });
             break;
           case 'number-busy':
-            // Rule 3: the number has a live call, or another lead of this pass (here or in another campaign) took it.
+            // Rule 3 within this pass: another lead (here or in another campaign) has this number.
             await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
             break;
           case 'dial':
