@@ -6,19 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { COMMAND_NAMES, main } from '../../src/main.js';
 import { ROOT } from '../helpers/processes.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
+import { Capture } from '../helpers/capture.js';
 
 let dir: string;
 beforeEach(() => {

@@ -6,7 +6,6 @@
 // (The SQLite test, results-forget.test.ts, reads the file's raw bytes, which forget rewrites;
 // on PostgreSQL forget prunes the old row versions with a plain VACUUM, and the bytes of the
 // pages they held are reused rather than rewritten: the rows are what is checked here.)
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetCommand } from '../../src/cli/forget.js';
@@ -18,14 +17,7 @@ import { COPY_ORDER } from '../../src/store/copy.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
+import { Capture } from '../helpers/capture.js';
 
 let stack: Stack | null = null;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;

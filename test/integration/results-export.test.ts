@@ -4,7 +4,6 @@
 // a writer holding the database does not stop it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import SqliteDatabase from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import type { Kysely } from 'kysely';
@@ -15,14 +14,7 @@ import { readGivenCall } from '../../src/results/given.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import type { Database } from '../../src/store/types.js';
 import { campaignConfig, createStore, insertCampaign, makeTempConfig } from './status-fixture.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
+import { Capture } from '../helpers/capture.js';
 
 const T = Date.UTC(2026, 10, 20, 9, 0, 0);
 const NASTY = 'Müller, "Jo" 😀\nzweite Zeile; ünïcødé';

@@ -5,20 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetCommand } from '../../src/cli/forget.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { openDatabase } from '../../src/store/database.js';
 import { phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
+import { Capture } from '../helpers/capture.js';
 
 let stack: Stack | null = null;
 let dir: string;

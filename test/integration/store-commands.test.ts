@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { campaignCommand } from '../../src/cli/campaign.js';
 import { explainCommand } from '../../src/cli/explain.js';
@@ -17,14 +16,7 @@ import { statusCommand } from '../../src/cli/status.js';
 import { suppressCommand } from '../../src/cli/suppress.js';
 import { parseDaemonFile } from '../../src/config/daemon.js';
 import { testDatabaseTarget, testDialect, type TestDatabaseTarget } from '../helpers/test-store.js';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
+import { Capture } from '../helpers/capture.js';
 
 let dir: string;
 let target: TestDatabaseTarget;

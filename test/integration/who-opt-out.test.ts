@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { readNumberList, suppressCommand } from '../../src/cli/suppress.js';
@@ -14,17 +13,10 @@ import { explainNumber } from '../../src/explain/explain.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { systemClock } from '../../src/time/clock.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
+import { Capture } from '../helpers/capture.js';
 
 const X = '+12025550201';
 const OTHER = '+12025550202';
-
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    this.text += String(chunk);
-    cb();
-  }
-}
 
 describe('opt-out by webhook (docs/design.md §11)', () => {
   let stack: Stack | undefined;
