@@ -26,7 +26,10 @@ import { startRetentionSweeps } from './results/retention.js';
 import { startDaemonHooks } from './hooks/wire.js';
 import { createDashboard } from './dashboard/routes.js';
 import { createGuard } from './dashboard/guard.js';
-import { dashboardExposure } from './config/start-checks.js';
+import { dashboardExposure, isLoopback } from './config/start-checks.js';
+import { createApi } from './api/api.js';
+import { createAuthorizer } from './api/auth.js';
+import { apiRoutes } from './api/routes/index.js';
 
 // The composition root: the only place that wires the store, the service client, the
 // engine and the HTTP surface together. Everything it builds is passed in or created
@@ -216,6 +219,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
           rateLimit: daemon.api.rateLimit,
           onStateChanged: () => engine.wake(),
         }),
+        api: createApi(
+          {
+            db,
+            clock,
+            logger,
+            wake: () => engine.wake(),
+            authorize: createAuthorizer({ db, clock, loopback: isLoopback(daemon.http.host) }),
+            version: opts.version,
+            hostname: os.hostname(),
+            isPidAlive: pidAlive,
+          },
+          apiRoutes,
+        ),
       });
       cleanups.push(() => httpServer!.close());
     }

@@ -1,3 +1,4 @@
+import { drained } from '../http/drained.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -125,17 +126,4 @@ function parseSince(text: string): number {
     throw new CliError(`--since ${JSON.stringify(text)} is not an ISO date or instant: use e.g. 2026-11-01 or 2026-11-01T09:00:00Z`, EXIT.usage);
   }
   return ms;
-}
-
-/** Resolves when a full stream drained (or closed: its error is reported by the 'error' listener). */
-function drained(stream: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }

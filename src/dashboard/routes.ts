@@ -10,7 +10,7 @@ import { exportResults } from '../results/export.js';
 import { exportCampaigns } from '../store/results-export.js';
 import type { Database } from '../store/types.js';
 import type { Clock } from '../time/clock.js';
-import { changeCampaignState, type CampaignAction } from './actions.js';
+import { changeCampaignState } from '../lifecycle/campaign-state.js';
 import { CLIENT_SCRIPT } from './asset-script.js';
 import { STYLESHEET } from './asset-style.js';
 import { collectDashboard, type DataDeps } from './data.js';
@@ -115,7 +115,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     redirect(res, '/', await guard.endSession(req));
   }
 
-  async function action(req: IncomingMessage, res: ServerResponse, what: CampaignAction): Promise<void> {
+  async function action(req: IncomingMessage, res: ServerResponse, what: 'pause' | 'resume'): Promise<void> {
     const form = await readForm(req);
     if (!form) return void sendJson(res, 413, { error: 'form too large or not received' }, { close: true });
     const problem = guard.csrfProblem(req, (req.headers['x-csrf-token'] as string | undefined) ?? form.get('csrf') ?? undefined);
@@ -124,7 +124,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       return void sendJson(res, 403, { error: `refused: ${problem}` });
     }
     const name = form.get('campaign') ?? '';
-    const result = await changeCampaignState(deps.db, name, what, deps.clock.now());
+    const result = await changeCampaignState(deps.db, name, what, deps.clock.now(), 'dashboard');
     if (!result.ok) return void sendJson(res, result.status, { error: result.message });
     logger.info({ campaign: name, from: result.from, to: result.to }, `campaign ${what}d from the dashboard`);
     deps.onStateChanged?.();

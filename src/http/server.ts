@@ -25,7 +25,15 @@ export interface HttpServerOptions {
   /** Webhook body limit in bytes; default 1 MiB. */
   bodyLimit?: number;
   /** The dashboard (src/dashboard/): `/` and `/dashboard/*` are routed to it. */
-  dashboard?: { owns(pathname: string): boolean; handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> };
+  dashboard?: MountedSurface;
+  /** The API (src/api/): `/api/v1/*` is routed to it; it answers its own 404 and 405. */
+  api?: MountedSurface;
+}
+
+/** A part of the HTTP surface with paths of its own (the dashboard, the API). */
+export interface MountedSurface {
+  owns(pathname: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
 }
 
 export interface HttpServerHandle {
@@ -39,7 +47,7 @@ export const WEBHOOK_PATH = '/webhooks/post-call';
 
 type Route = { methods: readonly string[]; run: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void };
 
-/** Starts the daemon's own HTTP surface: /healthz, /readyz, /metrics, the post-call webhook and the dashboard. */
+/** Starts the daemon's own HTTP surface: /healthz, /readyz, /metrics, the post-call webhook, the API and the dashboard. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServerHandle> {
   const logger = opts.logger.child({ component: 'http' });
   const routes: Record<string, Route> = {
@@ -82,9 +90,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       sendJson(res, 400, { error: 'malformed request target' }, { close: true });
       return;
     }
-    const dashboard = opts.dashboard;
+    const { dashboard, api } = opts;
     const route: Route | undefined =
-      routes[url.pathname] ?? (dashboard?.owns(url.pathname) ? { methods: ['GET', 'HEAD', 'POST'], run: (q, r, u) => dashboard.handle(q, r, u) } : undefined);
+      routes[url.pathname] ??
+      (api?.owns(url.pathname) ? { methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'], run: (q, r, u) => api.handle(q, r, u) } : undefined) ??
+      (dashboard?.owns(url.pathname) ? { methods: ['GET', 'HEAD', 'POST'], run: (q, r, u) => dashboard.handle(q, r, u) } : undefined);
     // Unread bodies of refused requests must not be parsed as the next request.
     if (!route) {
       sendJson(res, 404, { error: `no such path: ${url.pathname}` }, { close: hasBody(req) });

@@ -29,6 +29,9 @@ import { describeProgress, isQuiet } from './progress.js';
 import { createTestDatabase, testDialect } from './test-store.js';
 import { waitUntil } from './wait.js';
 import { testCampaignConfig } from './campaign-config.js';
+import { createApi } from '../../src/api/api.js';
+import type { ApiDeps } from '../../src/api/deps.js';
+import { apiRoutes } from '../../src/api/routes/index.js';
 
 export { waitUntil } from './wait.js';
 export { describeProgress, isQuiet } from './progress.js';
@@ -97,6 +100,8 @@ export interface StackOptions {
   busyTimeoutMs?: number;
   /** Wraps the engine's client (e.g. to hold a make_call answer back). */
   wrapClient?: (client: EngineClient) => EngineClient;
+  /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
+  api?: boolean | { authorize?: ApiDeps['authorize'] };
 }
 
 /** A running stack; `close()` releases everything (call it in afterEach). */
@@ -112,6 +117,8 @@ export interface Stack {
   assistantId: number;
   campaigns: CampaignUnderTest[];
   webhookUrl: string;
+  /** The HTTP surface's base URL (`http://127.0.0.1:PORT`): the API is under /api/v1 when `api` was asked for. */
+  httpUrl: string;
   /** Every service request the client made, in order (endpoint, HTTP status, error kind). */
   requests: RequestEvent[];
   /** Starts a fresh engine on the same database (a restart after a crash). */
@@ -203,6 +210,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
 
     let engine: Engine | null = null;
+    const apiOptions = opts.api === true ? {} : opts.api || null;
     const http: HttpServerHandle = await startHttpServer({
       host: '127.0.0.1',
       port: 0,
@@ -217,6 +225,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           return engine.handleWebhook(payload, receivedAt);
         },
       },
+      ...(apiOptions
+        ? {
+            api: createApi(
+              {
+                db,
+                clock,
+                logger,
+                wake: () => engine?.wake(),
+                authorize: apiOptions.authorize ?? (async () => ({ ok: true, keyName: null })),
+                version: 'test',
+                hostname: os.hostname(),
+                isPidAlive: () => true,
+              },
+              apiRoutes,
+            ),
+          }
+        : {}),
     });
     closers.push(() => http.close());
     const webhookUrl = `http://127.0.0.1:${http.port}/webhooks/post-call?secret=${WEBHOOK_SECRET}`;
@@ -244,6 +269,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       assistantId,
       campaigns,
       webhookUrl,
+      httpUrl: `http://127.0.0.1:${http.port}`,
       requests,
       async startEngine() {
         await stack.stopEngine();

@@ -30,6 +30,7 @@ export const POSTGRES = [
   'test/integration/who-*.test.ts',
   'test/integration/hooks-outbox.test.ts',
   'test/integration/engine-*.test.ts',
+  'test/integration/api-*.test.ts',
   'test/integration/postgres-*.test.ts',
   'test/e2e/leads-import-store.test.ts',
 ];

@@ -33,7 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['engine', 'status'],
   ['lifecycle'],
   ['explain'],
-  ['dashboard'],
+  ['dashboard', 'api'],
   ['app'],
   ['cli'],
   ['main'],

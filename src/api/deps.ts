@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import type { Database } from '../store/types.js';
+
+/** What the API's routes may use: given by the composition root (src/app.ts). */
+export interface ApiDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  logger: Logger;
+  /** Tells the engine that new work exists (a lead posted, a campaign resumed). */
+  wake(): void;
+  /** Checks the request's key for a scope (src/api/auth.ts in the daemon). */
+  authorize(authorizationHeader: string | undefined, scope: 'read' | 'write'): Promise<AuthResult>;
+  /** This campaignd's version (the status document carries it). */
+  version: string;
+  hostname: string;
+  isPidAlive(pid: number): boolean;
+}
+
+export type AuthResult = { ok: true; keyName: string | null } | { ok: false; status: 401 | 403; detail: string };

@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import type { ApiDeps } from './deps.js';
+
+// A route of the API is data: its method, path, scope and zod schemas. The dispatcher
+// (api.ts) validates requests with the schemas and the OpenAPI document (openapi.ts) is
+// generated from the same objects, so what the server accepts and what the document says
+// cannot drift apart.
+
+export type Scope = 'read' | 'write' | 'public';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A JSON answer, or JSON lines written as they are produced (the results export). */
+export type RouteAnswer =
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { status: number; lines: AsyncIterable<unknown>; headers?: Record<string, string> };
+
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  headers: IncomingHttpHeaders;
+  /** The API key's name; null on loopback with no key configured (see auth.ts). */
+  keyName: string | null;
+  deps: ApiDeps;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** A schema registered in schemas.ts (it becomes a component of the document). */
+  schema?: z.ZodType;
+  /** `application/json` unless said; the results export answers `application/jsonl`. */
+  contentType?: 'application/json' | 'application/jsonl';
+}
+
+export interface Route<P = unknown, Q = unknown, B = unknown> {
+  method: Method;
+  /** OpenAPI-style, relative to /api/v1: `/campaigns/{name}/leads`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  scope: Scope;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** The body's schema (registered in schemas.ts); absent: the route takes no body. */
+  body?: z.ZodType<B>;
+  /** Request headers the route reads (documented as parameters). */
+  headers?: { name: string; description: string }[];
+  /** Success answers; the problem answers are added by the document for every route. */
+  responses: Record<number, ResponseSpec>;
+  handle(ctx: RouteContext<P, Q, B>): Promise<RouteAnswer>;
+}
+
+/** Keeps a route's types (params, query, body) tied to its schemas. */
+export function defineRoute<P = undefined, Q = undefined, B = undefined>(route: Route<P, Q, B>): Route {
+  return route as unknown as Route;
+}

@@ -1,0 +1,1 @@
+export function apiTypesSource(doc: unknown): Promise<string>;
