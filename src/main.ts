@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   results: { summary: 'what the calls produced, one record per lead, as CSV or JSONL', load: async () => (await import('./cli/results.js')).resultsCommand },
   store: { summary: 'store copy --from FILE --to postgres://…: move a store to another database', load: async () => (await import('./cli/store.js')).storeCommand },
   forget: { summary: "erase a phone number's personal data from the store (and stop calling it)", load: async () => (await import('./cli/forget.js')).forgetCommand },
+  'api-key': { summary: 'create | list | revoke the keys of the HTTP API (/api/v1)', load: async () => (await import('./cli/api-key.js')).apiKeyCommand },
 };
 
 /** Every command's name, in the order of the help. */

@@ -182,6 +182,27 @@ export interface DashboardSessionsTable {
   expires_at: number;
 }
 
+/** An API key (src/store/api-keys.ts): never the key, only its hash and a short prefix of it. */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  /** Unique among the keys not revoked. */
+  name: string;
+  scope: ApiKeyScope;
+  /** The key's first characters, not secret: shown by `api-key list`, and how a request's key is found. */
+  prefix: string;
+  /** Hex SHA-256 of the whole key. */
+  key_hash: string;
+  /** Epoch ms. */
+  created_at: number;
+  /** Epoch ms of a request with the key, written at most once a minute; null: never used. */
+  last_used_at: number | null;
+  /** Epoch ms; null while the key works. */
+  revoked_at: number | null;
+}
+
+/** What a key may do: `read` the API's GET routes, or `write` (which includes read). */
+export type ApiKeyScope = 'read' | 'write';
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -198,6 +219,7 @@ export interface Database {
   hook_states: HookStatesTable;
   ha_lease: HaLeaseTable;
   dashboard_sessions: DashboardSessionsTable;
+  api_keys: ApiKeysTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
