@@ -29,10 +29,14 @@ export const COPY_ORDER = [
   'hook_outbox',
   'hook_states',
   'ha_lease',
+  // The API's keys move with the store, so clients keep working on the new database (and
+  // a loopback API does not open up for want of keys). Dashboard sessions are not copied:
+  // signing in again is cheap.
+  'api_keys',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables whose `id` comes from a sequence on PostgreSQL, to be moved past the copied ids. */
-const ID_TABLES = new Set<string>(['campaigns', 'leads', 'attempts', 'events', 'hook_outbox']);
+const ID_TABLES = new Set<string>(['campaigns', 'leads', 'attempts', 'events', 'hook_outbox', 'api_keys']);
 
 /** Tables a SQLite target's triggers fill from the copied rows. */
 const TRIGGER_KEPT = new Set<string>(['lead_counts', 'attempt_counts']);

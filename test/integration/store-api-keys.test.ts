@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey, findApiKey, newApiKey } from '../../src/api/keys.js';
 import { activeApiKeysWithPrefix, anyApiKeyExists, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from '../../src/store/api-keys.js';
-import type { DatabaseHandle } from '../../src/store/database.js';
+import { copyStore } from '../../src/store/copy.js';
+import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openTestStore, testDialect } from '../helpers/test-store.js';
 
@@ -122,5 +123,21 @@ describe(`API keys in the store (${testDialect})`, () => {
     await touchApiKey(h.db, id, T0 + 5_000 + MINUTE, MINUTE);
     expect(await lastUsed()).toBe(T0 + 5_000 + MINUTE);
     expect((await findApiKey(h.db, crm.key))!.last_used_at).toBe(T0 + 5_000 + MINUTE);
+  });
+
+  it('store copy takes the keys along: they still work on the new database, and new ones get new ids', async () => {
+    const source = await openDatabase(':memory:');
+    closers.push(() => source.close());
+    await migrateToLatest(source.db, { clock: { now: () => 0 } });
+    const crm = (await createApiKey(source.db, 'crm', 'write', T0))!;
+    await createApiKey(source.db, 'old', 'read', T0);
+    await revokeApiKey(source.db, 'old', T0 + 1);
+
+    const h = await store();
+    await copyStore(source.db, h.db);
+    expect(await listApiKeys(h.db)).toEqual(await listApiKeys(source.db));
+    expect((await findApiKey(h.db, crm.key))?.name).toBe('crm');
+    const next = (await createApiKey(h.db, 'next', 'read', T0 + 2))!;
+    expect((await findApiKey(h.db, next.key))!.id).toBe(3);
   });
 });
