@@ -4,7 +4,8 @@
 // instance is refused by another at its next request; last_used_at is written at most
 // once a minute; no answer repeats what the client sent.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAuthorizer, type Authorization } from '../../src/api/auth.js';
+import { createAuthorizer } from '../../src/api/auth.js';
+import type { AuthResult } from '../../src/api/deps.js';
 import { createApiKey, newApiKey } from '../../src/api/keys.js';
 import { listApiKeys, revokeApiKey } from '../../src/store/api-keys.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -36,7 +37,7 @@ const bearer = (key: string): string => `Bearer ${key}`;
 const HOW = 'an operator creates one with "campaignd api-key create NAME --scope read|write"';
 
 /** A refusal, with its detail checked to hold none of `secrets`. */
-function expectRefused(r: Authorization, status: 401 | 403, secrets: string[] = []): string {
+function expectRefused(r: AuthResult, status: 401 | 403, secrets: string[] = []): string {
   expect(r.ok).toBe(false);
   if (r.ok) throw new Error('unreachable');
   expect(r.status).toBe(status);
