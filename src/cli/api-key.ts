@@ -33,7 +33,8 @@ The keys of the HTTP API (/api/v1 on http.listen). A client sends its key as
 On a loopback http.listen the API answers without a key until the first key is created;
 from then on (and always on any other address) every request needs one.
 
-Exit status: 0 done; 1 no key by that name, or the name is taken; 2 bad usage.
+Exit status: 0 done; 1 no key by that name, or the name is taken; 2 bad usage; 3 the
+database is newer than this campaignd.
 `;
 
 /** `campaignd api-key …`. */

@@ -33,6 +33,7 @@ export const POSTGRES = [
   'test/integration/api-*.test.ts',
   'test/integration/postgres-*.test.ts',
   'test/e2e/leads-import-store.test.ts',
+  'test/e2e/api-keys.test.ts',
 ];
 
 /** Files about SQLite's own file, pragmas and locks: nothing of them exists on PostgreSQL. */
