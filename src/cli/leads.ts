@@ -6,19 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CampaignConfig, LoadedConfig } from '../config/types.js';
 import { ColumnError, mergeColumns, parseMapOption, type LeadColumns } from '../leads/columns.js';
-import { delimiterName, parseDelimiter } from '../leads/delimiter.js';
-import { encodingName, ENCODINGS, parseEncoding } from '../leads/encoding.js';
-import { importLeads, type ImportSummary } from '../leads/import.js';
+import { parseDelimiter } from '../leads/delimiter.js';
+import { ENCODINGS, parseEncoding } from '../leads/encoding.js';
+import { importLeadFile, type LeadFileImported } from '../leads/import-file.js';
+import { renderSummary } from '../leads/import-summary.js';
 import type { TableOptions } from '../leads/lead-table.js';
-import { LeadFileError, readLeadFile, type LeadFileLayout, type ReadLeadOptions, type ReadLeadResult } from '../leads/read-leads.js';
+import { LeadFileError, type ReadLeadResult } from '../leads/read-leads.js';
 import { getCampaignByName, upsertCampaign } from '../store/campaigns.js';
 import { openDatabase, type DatabaseHandle } from '../store/database.js';
 import { describeTarget, isPostgresUrl } from '../store/database-url.js';
 import { isMissingDatabase } from '../store/open-store.js';
-import { recordEvent } from '../store/events.js';
 import { assertSchemaKnown, migrateToLatest, schemaStatus } from '../store/migrate.js';
 import { readSuppressionFile } from '../leads/suppression-file.js';
-import { suppressionsAfterSync, suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
+import { suppressionsAfterSync, syncSuppressions } from '../store/suppressions.js';
 import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
 import { loadCommandConfig } from './command-config.js';
@@ -164,45 +164,33 @@ async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, r
     if (req.dryRun) suppressed = await suppressionsAfterSync(handle.db, fileNumbers);
     else if (fileNumbers) await syncSuppressions(handle.db, fileNumbers, clock.now());
 
-    let layout: LeadFileLayout | undefined;
     const preview: ReadLeadResult[] = [];
-    const readOpts: ReadLeadOptions = { ...req.table, allowDuplicates: cfg.allowDuplicates, onLayout: (l) => (layout = l) };
-    if (cfg.defaultCountry) readOpts.defaultCountry = cfg.defaultCountry;
-    if (req.columns) readOpts.columns = req.columns;
-    if (req.columnsSource) readOpts.columnsSource = req.columnsSource;
-    async function* tapped(): AsyncGenerator<ReadLeadResult> {
-      for await (const row of readLeadFile(file, readOpts)) {
-        if (preview.length < PREVIEW_ROWS) preview.push(row);
-        yield row;
-      }
-    }
-
     const bar = io.stderr.isTTY ? createProgressBar(io.stderr, path.basename(file), await countRows(file), clock) : undefined;
-    let summary: ImportSummary;
+    let imported: LeadFileImported;
     try {
-      summary = await importLeads(
-        handle.db,
-        { id: store.campaignId, allowDuplicates: cfg.allowDuplicates, ...(cfg.defaultCountry ? { defaultCountry: cfg.defaultCountry } : {}) },
-        tapped(),
-        {
-          now: clock.now(),
-          sourceFile: file,
-          dryRun: req.dryRun,
+      imported = await importLeadFile(handle.db, {
+        file,
+        sourceFile: file,
+        campaign: { id: store.campaignId, allowDuplicates: cfg.allowDuplicates, ...(cfg.defaultCountry ? { defaultCountry: cfg.defaultCountry } : {}) },
+        read: { ...req.table, ...(req.columns ? { columns: req.columns } : {}), ...(req.columnsSource ? { columnsSource: req.columnsSource } : {}) },
+        clock,
+        dryRun: req.dryRun,
+        onRow: (row) => {
+          if (preview.length < PREVIEW_ROWS) preview.push(row);
+        },
+        options: {
           parallelWrites: isPostgresUrl(loaded.daemon.database) ? IMPORT_WRITERS : 1,
           ...(suppressed ? { suppressed } : {}),
           ...(bar ? { onProgress: bar.update } : {}),
         },
-      );
+      });
     } catch (err) {
       if (err instanceof LeadFileError) throw new CliError(err.message, EXIT.problems);
       throw err;
     } finally {
       bar?.done();
     }
-    if (!req.dryRun) {
-      await suppressPendingLeads(handle.db, clock.now(), { campaignId: store.campaignId });
-      await recordEvent(handle.db, { at: clock.now(), campaignId: store.campaignId, kind: 'leads-imported', data: { file, ...summary, samples: undefined } });
-    }
+    const { summary, layout } = imported;
 
     if (req.json) {
       const doc: Record<string, unknown> = { campaign: cfg.name, file, dryRun: req.dryRun, ...summary };
@@ -211,7 +199,7 @@ async function runImport(io: CliIo, loaded: LoadedConfig, cfg: CampaignConfig, r
       if (store.note) doc.note = store.note;
       io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else {
-      io.stdout.write(renderSummary({ campaign: cfg.name, file, summary, cwd: io.cwd, layout, dryRun: req.dryRun, preview, note: store.note }));
+      io.stdout.write(renderSummary({ campaign: cfg.name, shownFile: path.relative(io.cwd, file) || file, summary, layout, dryRun: req.dryRun, preview, note: store.note }));
     }
     return EXIT.ok;
   } finally {
@@ -290,75 +278,4 @@ async function openImportStore(loaded: LoadedConfig, cfg: CampaignConfig, dryRun
 /** Rows for the progress bar: lines of a text file; unknown (0) for a workbook. */
 async function countRows(file: string): Promise<number> {
   return /\.xls[xm]$/i.test(file) ? 0 : countLines(file);
-}
-
-interface SummaryView {
-  campaign: string;
-  file: string;
-  summary: ImportSummary;
-  cwd: string;
-  layout: LeadFileLayout | undefined;
-  dryRun: boolean;
-  preview: ReadLeadResult[];
-  note: string | undefined;
-}
-
-/** The human summary: how the file was read, counts, invalid rows by reason, the first problem rows. */
-function renderSummary(v: SummaryView): string {
-  const s = v.summary;
-  const shownFile = path.relative(v.cwd, v.file) || v.file;
-  const n = (x: number): string => x.toLocaleString('en').padStart(9);
-  // Rows whose number is (or stays) a lead to call of the campaign, of all rows read: the
-  // rest were refused as duplicates, invalid or suppressed.
-  const taken = `${(s.accepted + s.updated + s.unchanged).toLocaleString('en')} of ${s.read.toLocaleString('en')} rows`;
-  const lines = [
-    v.dryRun ? `Dry run, nothing written: ${shownFile} into campaign "${v.campaign}" would import ${taken}` : `Imported ${shownFile} into campaign "${v.campaign}": ${taken}`,
-  ];
-  if (v.layout) lines.push(...layoutLines(v.layout));
-  if (v.note) lines.push(`Note: ${v.note}`);
-  lines.push(
-    `${n(s.accepted)}  accepted (new leads)`,
-    `${n(s.updated)}  updated (pending leads with changed data)`,
-    `${n(s.unchanged)}  unchanged (already imported)`,
-    `${n(s.duplicates)}  duplicates (number seen earlier in the file)`,
-    `${n(s.suppressed)}  suppressed (on the do-not-call list)`,
-    `${n(s.invalid)}  invalid`,
-  );
-  const reasons = Object.entries(s.invalidByReason).sort((a, b) => b[1] - a[1]);
-  for (const [reason, count] of reasons) lines.push(`${' '.repeat(11)}${count.toLocaleString('en').padStart(7)}  ${reason}`);
-  if (s.warnings > 0) lines.push(`${n(s.warnings)}  secondary numbers skipped`);
-  if (s.samples.length > 0) {
-    lines.push('First problem rows:');
-    for (const { line, message } of s.samples.slice(0, 10)) lines.push(`  line ${line}: ${message}`);
-  }
-  if (v.dryRun && v.preview.length > 0) {
-    lines.push('First rows as parsed:');
-    for (const row of v.preview) lines.push(`  ${previewLine(row)}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-function layoutLines(layout: LeadFileLayout): string[] {
-  const f = layout.format;
-  const how =
-    f.type === 'xlsx'
-      ? `Read as an Excel workbook, sheet "${f.sheet}"`
-      : `Read as CSV: ${encodingName(f.encoding)}${f.bom ? ' with BOM' : ''}, ${delimiterName(f.delimiter)}-separated`;
-  const c = layout.columns;
-  const role = (field: string, choice: { column: string; how: string } | undefined): string | undefined =>
-    choice ? `${field} ← "${choice.column}"${choice.how === 'named' ? '' : ` (${choice.how})`}` : undefined;
-  const roles = [role('phone_number', c.phone_number), role('timezone', c.timezone), role('country', c.country)].filter((r): r is string => !!r);
-  if (c.secondary_phone_numbers.length > 0) roles.push(`secondary_phone_numbers ← ${c.secondary_phone_numbers.map((h) => `"${h}"`).join(', ')}`);
-  const vars = Object.entries(c.variables).map(([name, column]) => (name === column ? name : `${name} ← "${column}"`));
-  return [how, `Columns: ${roles.join(', ')}`, `Variables: ${vars.length > 0 ? vars.join(', ') : '(none)'}`];
-}
-
-function previewLine(row: ReadLeadResult): string {
-  if (!row.ok) return `line ${row.line}: invalid (${row.reason}): ${JSON.stringify(row.phoneText)}`;
-  const { lead } = row;
-  const parts = [lead.phoneNumber];
-  if (lead.timezone) parts.push(`timezone ${lead.timezone}`);
-  if (lead.secondary.length > 0) parts.push(`secondary ${lead.secondary.join(', ')}`);
-  parts.push(`variables ${JSON.stringify(lead.variables)}`);
-  return `line ${row.line}: ${parts.join(', ')}`;
 }
