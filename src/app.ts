@@ -218,6 +218,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
           isPidAlive: pidAlive,
           rateLimit: daemon.api.rateLimit,
           onStateChanged: () => engine.wake(),
+          // Uploaded lead files are staged in the system's temporary directory while imported.
+          stagingDir: os.tmpdir(),
         }),
         api: createApi(
           {

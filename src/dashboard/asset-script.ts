@@ -43,6 +43,41 @@ export const CLIENT_SCRIPT = `'use strict';
     el.textContent = 'updated ' + clock.format(d);
     el.setAttribute('data-at', iso);
   }
+  // Adding leads from a file: the file is sent as the request body (its name in a header),
+  // with the page's CSRF token; the answer is the import's summary, or why there was none.
+  var upload = document.getElementById('upload');
+  if (upload) upload.addEventListener('submit', function (e) {
+    e.preventDefault();
+    var input = document.getElementById('upload-file');
+    var out = document.getElementById('upload-result');
+    var button = upload.querySelector('button');
+    function show(text, bad) { out.hidden = false; out.textContent = text; out.className = bad ? 'problem' : ''; }
+    var file = input.files && input.files[0];
+    if (!file) { show('Choose a lead file (CSV or .xlsx) first.', true); return; }
+    var limit = Number(upload.getAttribute('data-limit'));
+    if (file.size > limit) {
+      show(file.name + ' is ' + (file.size / 1048576).toFixed(1) + ' MB; the dashboard takes lead files up to ' + Math.round(limit / 1048576) + ' MB: split it, or import it on the daemon host with "campaignd leads import".', true);
+      return;
+    }
+    var campaign = document.getElementById('upload-campaign').value;
+    var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+    button.disabled = true;
+    show('Importing ' + file.name + ' into ' + campaign + '\u2026', false);
+    fetch(upload.getAttribute('action') + '?campaign=' + encodeURIComponent(campaign), {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', 'content-type': 'application/octet-stream', 'x-csrf-token': csrf, 'x-file-name': encodeURIComponent(file.name) },
+      body: file
+    })
+      .then(function (res) {
+        return res.json().then(function (doc) {
+          if (res.ok) { show(doc.text, false); input.value = ''; }
+          else show(doc.error || 'HTTP ' + res.status, true);
+        }, function () { show('The daemon answered HTTP ' + res.status + '.', true); });
+      })
+      .catch(function () { show('The upload did not reach the daemon: try again.', true); })
+      .then(function () { button.disabled = false; });
+  });
   var main = document.getElementById('campaigns');
   localTimes(document);
   if (!main) return;

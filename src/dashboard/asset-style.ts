@@ -23,6 +23,11 @@ button,.download{font:inherit;padding:5px 12px;border-radius:6px;border:1px soli
 button.pause{border-color:var(--maxed);color:var(--maxed)}
 button.resume{border-color:var(--ok);color:var(--ok)}
 #search-result{margin-top:10px}
+.upload{padding:0 20px 12px}
+.upload form{margin:0}
+.upload select{font:inherit;padding:4px 6px;border:1px solid var(--line);border-radius:6px;max-width:20em}
+#upload-result{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin:8px 0 0;font-size:13px;white-space:pre-wrap;overflow-x:auto}
+#upload-result.problem{border-color:var(--bad)}
 .explain{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin-bottom:8px}
 .explain h3{font-size:14px;color:var(--ink);text-transform:none;margin:0 0 4px}
 .attempts{border-collapse:collapse;font-size:13px}
@@ -74,5 +79,5 @@ footer{padding:0 20px 16px;color:var(--muted);font-size:12px}
 .login form{display:flex;flex-direction:column;gap:8px}
 .login input{padding:6px 8px;border:1px solid var(--line);border-radius:6px;font:inherit}
 .none{color:var(--muted)}
-@media (max-width:520px){#campaigns{grid-template-columns:1fr;padding:0 8px 8px}.top{grid-template-columns:1fr auto}.top #daemon{grid-row:2;grid-column:1/3}.top,.search{padding:10px}}
+@media (max-width:520px){#campaigns{grid-template-columns:1fr;padding:0 8px 8px}.top{grid-template-columns:1fr auto}.top #daemon{grid-row:2;grid-column:1/3}.top,.search,.upload{padding:10px}}
 `;

@@ -5,6 +5,7 @@ import { CARDS_UP_TO, renderOverview } from './render-overview.js';
 import { DEFAULT_VIEW, viewQuery, type View } from './view.js';
 import type { DashboardData } from './data.js';
 import { html, type Html } from './html.js';
+import { UPLOAD_LIMIT_BYTES, UPLOAD_PATH } from './upload.js';
 
 // The dashboard page, server-rendered. Every value goes through `html` (escaped); the
 // client script only swaps in fragments rendered here and adds the viewer's local times.
@@ -32,9 +33,20 @@ export interface PageOptions {
 export function renderPage(data: DashboardData, opts: PageOptions): string {
   const body = html`<header class="top"><h1>campaignd</h1><div id="daemon" aria-live="polite">${renderDaemon(data)}</div>${opts.tokenRequired ? html`<form method="post" action="/dashboard/logout" class="logout"><input type="hidden" name="csrf" value="${opts.csrf}"><button type="submit">Sign out</button></form>` : ''}</header>
 <section class="search"><form method="get" action="/" role="search"><label for="phone">Find a lead by phone number</label> <input id="phone" name="phone" type="search" inputmode="tel" placeholder="+15551234567" value="${opts.search?.query ?? ''}"> <button type="submit">Explain</button></form>${opts.search ? html`<div id="search-result">${opts.search.result}</div>` : ''}</section>
+${renderUpload(data.status.campaigns.map((c) => c.name))}
 <main id="campaigns" class="${data.status.campaigns.length > CARDS_UP_TO ? 'many' : 'few'}" data-refresh="${STATUS_JSON}${viewQuery(opts.view ?? DEFAULT_VIEW)}">${renderCampaigns(data, opts.csrf, opts.view)}</main>
 <footer><span id="updated" data-at="${data.generated_at}">updated ${data.generated_at.slice(11, 19)} UTC</span> · refreshes every 2 s</footer>`;
   return layout('campaignd dashboard', body, opts.csrf);
+}
+
+/**
+ * Adding leads from a file: outside the campaigns (which the refresh redraws every 2 s, and
+ * a chosen file with them). The page's script sends the file (asset-script.ts) and writes
+ * the import's summary below the form.
+ */
+function renderUpload(campaigns: string[]): Html {
+  if (campaigns.length === 0) return html``;
+  return html`<section class="upload"><form id="upload" method="post" action="${UPLOAD_PATH}" enctype="multipart/form-data" data-limit="${UPLOAD_LIMIT_BYTES}"><label for="upload-file">Add leads from a file</label> <input id="upload-file" name="file" type="file" accept=".csv,.txt,.tsv,.xlsx,.xlsm,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required> <label for="upload-campaign">to</label> <select id="upload-campaign" name="campaign">${campaigns.map((name) => html`<option>${name}</option>`)}</select> <button type="submit">Import</button> <small class="muted">CSV or .xlsx, up to ${UPLOAD_LIMIT_BYTES / 1024 / 1024} MB, imported as <code>campaignd leads import</code> does</small></form><pre id="upload-result" role="status" hidden></pre></section>`;
 }
 
 /** The daemon strip: instance, API state, rate budget. */

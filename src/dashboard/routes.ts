@@ -19,6 +19,7 @@ import { originProblem, type Guard } from './guard.js';
 import type { Html } from './html.js';
 import { ASSET_SCRIPT, ASSET_STYLE, renderCampaigns, renderDaemon, renderLogin, renderPage, STATUS_JSON } from './render.js';
 import { renderExplanation, renderSearchProblem } from './render-explain.js';
+import { FILE_NAME_HEADER, importUpload, TOO_LARGE, UPLOAD_LIMIT_BYTES, UPLOAD_PATH } from './upload.js';
 import { parseView, viewQuery } from './view.js';
 
 // The dashboard's HTTP endpoints. The daemon's server routes `/` and `/dashboard/*`
@@ -29,8 +30,10 @@ export interface DashboardDeps extends Omit<DataDeps, 'hourly'> {
   clock: Clock;
   guard: Guard;
   logger: Logger;
-  /** Called after a campaign's state changed (wakes the engine). */
+  /** Called after a campaign's state changed or leads were uploaded (wakes the engine). */
   onStateChanged?: () => void;
+  /** Where an uploaded lead file is staged while it is imported (a directory of its own per upload, removed after). */
+  stagingDir: string;
 }
 
 export interface Dashboard {
@@ -69,6 +72,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     '/dashboard/results.csv': { method: 'GET', auth: true, run: resultsCsv },
     '/dashboard/campaigns/pause': { method: 'POST', auth: true, run: (req, res) => action(req, res, 'pause') },
     '/dashboard/campaigns/resume': { method: 'POST', auth: true, run: (req, res) => action(req, res, 'resume') },
+    [UPLOAD_PATH]: { method: 'POST', auth: true, run: upload },
   };
 
   async function page(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -136,6 +140,31 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     else sendJson(res, 200, { campaign: name, from: result.from, to: result.to });
   }
 
+  async function upload(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // Checked before a byte of the file is read: the token and origin travel in headers.
+    const problem = guard.csrfProblem(req, req.headers['x-csrf-token'] as string | undefined);
+    if (problem) {
+      logger.warn({ problem }, 'dashboard upload refused');
+      return void sendJson(res, 403, { error: `refused: ${problem}` }, { close: hasBody(req) });
+    }
+    if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) {
+      return void sendJson(res, 415, { error: 'the lead file is sent by the dashboard page\'s script (as the request body): upload it from the page with JavaScript on, or use "campaignd leads import"' }, { close: true });
+    }
+    const body = await readBody(req, UPLOAD_LIMIT_BYTES);
+    if (body.kind === 'too-large') return void sendJson(res, 413, { error: TOO_LARGE }, { close: true });
+    if (body.kind === 'aborted') return void res.destroy();
+    const campaign = url.searchParams.get('campaign') ?? '';
+    const answer = await importUpload(deps.db, { campaign, fileName: decodedHeader(req.headers[FILE_NAME_HEADER]), bytes: body.body, stagingDir: deps.stagingDir, clock: deps.clock });
+    if (answer.status === 200) {
+      const { file, read, accepted, updated, invalid } = answer.body;
+      logger.info({ campaign, file, read, accepted, updated, invalid }, 'leads uploaded from the dashboard');
+      deps.onStateChanged?.();
+    } else {
+      logger.warn({ campaign, problem: answer.body.error }, 'dashboard upload not imported');
+    }
+    sendJson(res, answer.status, answer.body);
+  }
+
   async function resultsCsv(_req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const name = url.searchParams.get('campaign') ?? '';
     const campaigns = await exportCampaigns(deps.db, name);
@@ -201,6 +230,16 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     }
   }
   return new URLSearchParams(text);
+}
+
+/** A percent-encoded header value (headers carry ASCII only); '' when absent or malformed. */
+function decodedHeader(value: string | string[] | undefined): string {
+  if (typeof value !== 'string') return '';
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return '';
+  }
 }
 
 function sendHtml(res: ServerResponse, status: number, text: string): void {

@@ -26,6 +26,10 @@ export async function startDashboardServer(opts: {
   version?: string;
   hostname?: string;
   wrap?: (dashboard: Dashboard) => Dashboard;
+  /** Where uploads are staged (default: the system's temporary directory). */
+  stagingDir?: string;
+  /** Called when the dashboard would wake the engine. */
+  onStateChanged?: () => void;
 }): Promise<DashboardServer> {
   const logger = silentLogger();
   const guard = createGuard({ token: opts.token, db: opts.db, clock: opts.clock });
@@ -38,6 +42,8 @@ export async function startDashboardServer(opts: {
     hostname: opts.hostname ?? os.hostname(),
     isPidAlive: () => true,
     rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 },
+    stagingDir: opts.stagingDir ?? os.tmpdir(),
+    ...(opts.onStateChanged ? { onStateChanged: opts.onStateChanged } : {}),
   });
   const server = await startHttpServer({
     host: '127.0.0.1',
