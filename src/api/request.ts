@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
-import { readBody } from '../http/body.js';
+import { CLIENT_BODY_LIMIT_BYTES, readBody } from '../http/body.js';
 import { ApiProblem, type FieldError } from './problem.js';
 
 // Reading what a client sent, refusing it the way the API's contract says: a body over the
@@ -9,7 +9,7 @@ import { ApiProblem, type FieldError } from './problem.js';
 // error per field. Nothing here throws anything but ApiProblem.
 
 /** Request bodies above this get 413 (10,000 leads with their variables fit easily). */
-export const API_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+export const API_BODY_LIMIT_BYTES = CLIENT_BODY_LIMIT_BYTES;
 /** Nesting deeper than this is refused: no valid request comes near it. */
 export const MAX_JSON_DEPTH = 32;
 

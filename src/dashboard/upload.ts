@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
+import { CLIENT_BODY_LIMIT_BYTES } from '../http/body.js';
 import { importLeadFile } from '../leads/import-file.js';
 import { renderSummary } from '../leads/import-summary.js';
 import { LeadFileError } from '../leads/read-leads.js';
@@ -23,8 +24,8 @@ import type { Clock } from '../time/clock.js';
 // importing it again does.
 
 export const UPLOAD_PATH = '/dashboard/leads/upload';
-/** The largest upload: a lead file beyond it is imported with `campaignd leads import`. */
-export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+/** The largest upload, the API's limit too: a lead file beyond it is imported with `campaignd leads import`. */
+export const UPLOAD_LIMIT_BYTES = CLIENT_BODY_LIMIT_BYTES;
 export const FILE_NAME_HEADER = 'x-file-name';
 
 /** What the dashboard answers an upload: the import's summary, or why there was none. */

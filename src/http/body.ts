@@ -9,6 +9,9 @@ export type BodyResult =
 /** Default webhook body limit: 1 MiB. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** What a client may send the daemon at most: an API request, a lead file uploaded from the dashboard. */
+export const CLIENT_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
 /**
  * Reads a request body of at most `limit` bytes. A declared Content-Length over the
  * limit is refused before reading anything; a body that grows past it (chunked) stops
