@@ -1,6 +1,6 @@
 // The dashboard's stylesheet, served at /dashboard/style.css: system fonts only.
 export const STYLESHEET = `:root{--bg:#f5f6f8;--card:#fff;--ink:#1d2330;--muted:#6b7280;--line:#e3e6eb;--ok:#1a7f37;--bad:#c62828;--accent:#2563eb;
---completed:#1a7f37;--maxed:#d97706;--invalid:#9ca3af;--suppressed:#6b21a8;--calling:#2563eb;--retry:#60a5fa;--pending:#dbe3ee}
+--completed:#1a7f37;--maxed:#d97706;--invalid:#9ca3af;--suppressed:#6b21a8;--cancelled:#475569;--calling:#2563eb;--retry:#60a5fa;--pending:#dbe3ee}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 body.stale #campaigns{opacity:.6}
@@ -46,7 +46,7 @@ svg.meter{height:8px;margin-top:4px;max-width:140px}
 svg.hours{height:40px}
 .empty{fill:#eef1f5}.fill{fill:var(--calling)}.fill.full{fill:var(--maxed)}
 .col{fill:#93b4f0}.col.now{fill:var(--accent)}.axis{stroke:var(--line)}
-.s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}
+.s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-cancelled{fill:var(--cancelled);background:var(--cancelled)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}
 .legend{display:flex;flex-wrap:wrap;gap:2px 14px;list-style:none;margin:4px 0 0;padding:0;font-size:12px;color:var(--muted)}
 .legend b{color:var(--ink);font-weight:600}
 .sw{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}

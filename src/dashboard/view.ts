@@ -93,10 +93,10 @@ export function selectCampaigns(campaigns: readonly CampaignStatus[], view: View
     .map((x) => x.c);
 }
 
-/** Leads in a final state: completed, out of retries, invalid, suppressed. */
+/** Leads in a final state: completed, out of retries, invalid, suppressed, cancelled. */
 export function finishedOf(c: CampaignStatus): number {
   const l = c.leads;
-  return l.completed + l.reached_max_retries + l.invalid + l.suppressed;
+  return l.completed + l.reached_max_retries + l.invalid + l.suppressed + l.cancelled;
 }
 
 function windowOrder(c: CampaignStatus): SortValue {

@@ -181,6 +181,7 @@ export function planLead(lead: LeadFacts, x: LeadContext): LeadPlan {
     case 'reached-max-retries':
     case 'invalid':
     case 'suppressed':
+    case 'cancelled':
       return { kind: 'final', state: lead.state };
     case 'calling':
       return { kind: 'calling' };

@@ -251,6 +251,8 @@ function finalReason(lead: LeadRow): Reason {
       return { code: 'reached-max-retries', message: `not called again: ${lead.state_reason ?? 'every attempt is used up'}`, at: null };
     case 'invalid':
       return { code: 'invalid', message: `invalid: ${lead.state_reason ?? 'the number cannot be called'}`, at: null };
+    case 'cancelled':
+      return { code: 'cancelled', message: `cancelled${lead.state_reason ? ` (${lead.state_reason})` : ''}: not called again`, at: null };
     default:
       // An opt-out says so in the reason ("opted out of calls"); the list row says where from.
       return { code: 'suppressed', message: `on the do-not-call (suppression) list${lead.state_reason && lead.state_reason !== 'on the suppression list' ? ` (${lead.state_reason})` : ''}: never dialled`, at: null };

@@ -13,9 +13,9 @@ export interface RenderOptions {
 
 type Paint = (code: string, text: string) => string;
 
-const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH'] as const;
+const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH'] as const;
 /** Columns whose cells are right-aligned numbers. */
-const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'TOTAL', 'TODAY', 'SUCCESS']);
+const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS']);
 
 /** The human form of `campaignd status`: a header line, one table row per campaign, then problems. */
 export function renderStatus(report: StatusReport, options: RenderOptions): string {
@@ -97,6 +97,7 @@ function campaignCells(c: CampaignStatus, now: number): string[] {
     String(c.leads.reached_max_retries),
     String(c.leads.invalid),
     String(c.leads.suppressed),
+    String(c.leads.cancelled),
     String(c.leads.total),
     String(c.attempts.today),
     c.success_rate === null ? '-' : `${Math.round(c.success_rate * 100)}%`,

@@ -63,6 +63,8 @@ export interface LeadCounts {
   reached_max_retries: number;
   invalid: number;
   suppressed: number;
+  /** Stopped by the caller (the API or a pre-dial check): no further attempt. */
+  cancelled: number;
   /**
    * Of `completed`, the leads whose success only a webhook has reported so far: the call
    * list may still say a machine answered (a voicemail, retried). Not counted twice in `total`.

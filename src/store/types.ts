@@ -13,10 +13,12 @@ export type LeadState =
   | 'completed'
   | 'reached-max-retries'
   | 'invalid'
-  | 'suppressed';
+  | 'suppressed'
+  /** Stopped by the caller (the API's DELETE, or a pre-dial check's refusal): no further attempt (migration 0016). */
+  | 'cancelled';
 
 export const ACTIVE_LEAD_STATES = ['pending', 'calling', 'retry-scheduled'] as const;
-export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed'] as const;
+export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled'] as const;
 /** Final states that end a lead's calls (the status pace counts them). */
 export const FINISHED_LEAD_STATES = ['completed', 'reached-max-retries'] as const;
 /** Lead states the claim query looks at. */
@@ -203,6 +205,16 @@ export interface ApiKeysTable {
 /** What a key may do: `read` the API's GET routes, or `write` (which includes read). */
 export type ApiKeyScope = 'read' | 'write';
 
+/** Each campaign's pre-dial checks (migration 0016; src/store/predial-counts.ts), for `status`. */
+export interface PredialCountsTable {
+  campaign_id: number;
+  checks: Generated<number>;
+  failures: Generated<number>;
+  /** Epoch ms of the last failed check; null before the first. */
+  last_failure_at: number | null;
+  last_failure_detail: string | null;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -220,6 +232,7 @@ export interface Database {
   ha_lease: HaLeaseTable;
   dashboard_sessions: DashboardSessionsTable;
   api_keys: ApiKeysTable;
+  predial_counts: PredialCountsTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;

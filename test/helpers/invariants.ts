@@ -225,6 +225,7 @@ export async function assertFinalStates(
     reached_max_retries: count('reached-max-retries'),
     invalid: count('invalid'),
     suppressed: count('suppressed'),
+    cancelled: count('cancelled'),
   };
   if (JSON.stringify(c.leads) !== JSON.stringify({ ...c.leads, ...want }) || c.live_calls !== 0) {
     throw new Error(`status of ${campaign.name}: leads ${JSON.stringify(c.leads)}, live ${c.live_calls}; expected ${JSON.stringify(want)}, live 0`);

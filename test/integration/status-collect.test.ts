@@ -28,6 +28,7 @@ beforeEach(async () => {
   const [maxed] = await insertLeads(db, spring, 'reached-max-retries', 1, NOW - 3 * DAY);
   await insertLeads(db, spring, 'invalid', 1);
   await insertLeads(db, spring, 'suppressed', 1);
+  await insertLeads(db, spring, 'cancelled', 1);
   for (const id of recent) await insertAttempt(db, { campaignId: spring, leadId: id, state: 'ended', createdAt: NOW - 30 * MIN });
   await insertAttempt(db, { campaignId: spring, leadId: old!, state: 'ended', createdAt: NOW - 2 * DAY });
   await insertAttempt(db, { campaignId: spring, leadId: calling!, state: 'placed', createdAt: NOW - 5 * MIN });
@@ -58,7 +59,7 @@ describe('collectStatus', () => {
       window: { open: false, next_open_at: '2026-11-23T09:00:00+01:00', closes_at: null, timezone: 'Europe/Berlin' },
       live_calls: 1,
       max_calls_in_parallel: 5,
-      leads: { total: 16, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1, confirming: 0 },
+      leads: { total: 17, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1, cancelled: 1, confirming: 0 },
       attempts: { total: 9, today: 3 },
       problem: null,
       success_rate: 0.75,
