@@ -38,7 +38,7 @@ describe(`migrations (${testDialect})`, () => {
     const rows = await (h.db as unknown as Kysely<any>).selectFrom('schema_migrations').selectAll().orderBy('version').execute();
     expect(rows).toEqual(Object.keys(migrations).map((version) => ({ version, applied_at: 1_700_000_000_000 })));
     const tables = (await h.db.introspection.getTables()).map((t) => t.name).sort();
-    expect(tables).toEqual(['api_keys', 'attempt_counts', 'attempts', 'call_results', 'campaigns', 'daemons', 'dashboard_sessions', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'leads', 'schema_migrations', 'suppressions']);
+    expect(tables).toEqual(['api_keys', 'attempt_counts', 'attempts', 'call_results', 'campaigns', 'daemons', 'dashboard_sessions', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'leads', 'predial_counts', 'schema_migrations', 'suppressions']);
   });
 
   it('refuses a database written by a newer campaignd', async () => {
@@ -125,5 +125,32 @@ describe(`migrations (${testDialect})`, () => {
     // Invalid leads never had contacts, before or after.
     expect((await contacts()).map((c) => [c.lead_id, c.position])).toEqual([[a.id, 0], [a.id, 1], [a.id, 2]]);
     expect((await contacts()).some((c) => c.lead_id === b.id)).toBe(false);
+  });
+
+  it('0016 makes a cancelled lead final for the lead.final hook, and down takes it back', async () => {
+    const h = await open();
+    const db = h.db as unknown as Kysely<any>;
+    await migrateToLatest(h.db, { clock: { now: () => 0 } });
+    await db.insertInto('campaigns').values({ name: 'c', state: 'running', config_json: '{}', assistant_id: 1, max_calls_in_parallel: 1, created_at: 0, updated_at: 0 }).execute();
+    const campaign = await db.selectFrom('campaigns').select('id').executeTakeFirstOrThrow();
+    await db.insertInto('hook_subscriptions').values({ hook_url: 'http://127.0.0.1:9/h', type: 'lead.final' }).execute();
+    const lead = (key: string, state: string) =>
+      db.insertInto('leads').values({ campaign_id: campaign.id, dedupe_key: key, phone_number: key, variables_json: '{}', state, next_due_at: null, created_at: 0, updated_at: 0 }).returning('id').executeTakeFirstOrThrow();
+    const finals = async () => (await db.selectFrom('hook_outbox').select('lead_id').orderBy('id').execute()).map((r) => Number(r.lead_id));
+    const a = await lead('+15550100', 'pending');
+    await db.updateTable('leads').set({ state: 'cancelled' }).where('id', '=', a.id).execute();
+    const b = await lead('+15550101', 'cancelled');
+    expect(await finals()).toEqual([Number(a.id), Number(b.id)]);
+
+    await migrations['0016_lead_cancelled']!.down(db);
+    const c = await lead('+15550102', 'pending');
+    await db.updateTable('leads').set({ state: 'cancelled' }).where('id', '=', c.id).execute();
+    await lead('+15550103', 'cancelled');
+    await lead('+15550104', 'invalid');
+    expect((await finals()).length).toBe(3);
+    await migrations['0016_lead_cancelled']!.up(db);
+    await db.updateTable('leads').set({ state: 'pending' }).where('id', '=', c.id).execute();
+    await db.updateTable('leads').set({ state: 'cancelled' }).where('id', '=', c.id).execute();
+    expect((await finals()).at(-1)).toBe(Number(c.id));
   });
 });
