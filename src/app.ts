@@ -24,6 +24,7 @@ import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
 import { startDaemonHooks } from './hooks/wire.js';
+import { createPredialPost } from './hooks/predial-post.js';
 import { createDashboard } from './dashboard/routes.js';
 import { createGuard } from './dashboard/guard.js';
 import { dashboardExposure, isLoopback } from './config/start-checks.js';
@@ -44,7 +45,7 @@ export interface AppOptions {
   leadSource?: RemoteLeadSource;
   /** The webhook secret (read from the environment variable the config names). */
   webhookSecret: () => string | undefined;
-  /** The value of a hook's secret_env (default: the process environment). */
+  /** The value of a hook's or a pre-dial check's secret_env (default: the process environment). */
   hookSecret?: (envName: string) => string | undefined;
   version: string;
   pid?: number;
@@ -123,8 +124,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
     await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
-    const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: opts.hookSecret ?? ((name) => process.env[name]), sending: !shared });
+    const secretOf = opts.hookSecret ?? ((name: string) => process.env[name]);
+    const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: secretOf, sending: !shared });
     cleanups.push(() => hooks.stop());
+    const predial = createPredialPost();
+    cleanups.push(() => predial.close());
     let elector: Elector | null = null;
 
     const engine = createEngine({
@@ -138,6 +142,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       serverTimezone: daemon.api.serverTimezone,
       webhooksEnabled: opts.webhookSecret() !== undefined,
       keepTranscripts: daemon.results?.keepTranscripts ?? true,
+      predial: { post: predial.post, secret: (name) => secretOf(name) || undefined },
       ...(shared
         ? {
             lease: {
@@ -154,6 +159,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         daemonLiveCalls: (n) => metrics.daemonLiveCalls.set(n),
         confirming: (campaign, n) => metrics.leadsConfirming.set({ campaign }, n),
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
+        predialCheck: (campaign, result) => metrics.predialChecks.inc({ campaign, result }),
       },
     });
     metrics.setDaemonMaxCalls(daemon.maxCallsInParallel);

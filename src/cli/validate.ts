@@ -133,6 +133,17 @@ async function environmentProblems(loaded: LoadedConfig, env: CliIo['env'], onli
       severity: 'warning',
     });
   }
+  for (const c of loaded.campaigns) {
+    if (c.predial && !env[c.predial.secretEnv]) {
+      problems.push({
+        file: c.file,
+        field: 'predial.secret_env',
+        message: `$${c.predial.secretEnv} is not set, so every pre-dial check of ${c.name} fails and its leads wait (none is called unchecked)`,
+        hint: 'set it in the daemon\'s environment to the secret your check endpoint verifies',
+        severity: 'warning',
+      });
+    }
+  }
   if (online && token && daemon.api.baseUrl) {
     const service = await serviceFactory(loaded, token);
     try {

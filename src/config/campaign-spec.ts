@@ -10,6 +10,9 @@ import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
 import type { Field, Spec } from './spec.js';
 import { attemptCapField } from './attempt-cap-spec.js';
 
+/** predial.timeout_ms when the file leaves it out. */
+export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
+
 /** Characters allowed in a campaign name: it is typed in commands. */
 export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -165,6 +168,23 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     example: '../calling-rules/us.yaml',
   },
   max_attempts_per_number: attemptCapField("At most count attempts to one number in any rolling window_hours, every campaign's attempts counted (README, \"Who may be called, when\")."),
+  predial: {
+    spec: {
+      kind: 'object',
+      fields: {
+        url: { spec: { kind: 'url' }, required: true, description: 'Where the lead is POSTed before each call (JSON, signed like hooks).', example: 'https://crm.example/campaignd/predial' },
+        secret_env: { spec: { kind: 'env-name' }, required: true, description: 'Environment variable holding the secret that signs each check (X-Campaignd-Signature).', example: 'CRM_PREDIAL_SECRET' },
+        timeout_ms: {
+          spec: { kind: 'integer', min: 100, max: 30_000 },
+          default: PREDIAL_DEFAULT_TIMEOUT_MS,
+          description: 'How long the check may take; past it the lead is deferred, never called unchecked.',
+          example: 2000,
+        },
+      },
+    },
+    description: 'Ask your system before each call (README, "Pre-dial check"): the call is placed only on {"call": true}.',
+    example: { url: 'https://crm.example/campaignd/predial', secret_env: 'CRM_PREDIAL_SECRET', timeout_ms: 2000 },
+  },
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

@@ -87,6 +87,8 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (written.default_country !== undefined) campaign.defaultCountry = written.default_country as string;
   if (written.lead_columns !== undefined) campaign.leadColumns = written.lead_columns as LeadColumns;
   sectionElevenFields(campaign, written, absolute);
+  const predial = written.predial as { url: string; secret_env: string; timeout_ms: number } | undefined;
+  if (predial) campaign.predial = { url: predial.url, secretEnv: predial.secret_env, timeoutMs: predial.timeout_ms };
   return done(campaign);
 }
 

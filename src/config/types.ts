@@ -84,6 +84,15 @@ export interface CampaignConfig {
   callingRulesFile?: string;
   /** Opt-outs (docs/design.md §11): an extracted variable that puts the number on the suppression list. */
   optOut?: { variable: string; values: string[] };
+  /** The pre-dial check (README, "Pre-dial check"): asked before each call, which is placed only on its yes. */
+  predial?: PredialConfig;
+}
+
+export interface PredialConfig {
+  url: string;
+  /** The variable holding the signing secret (read by the composition root only). */
+  secretEnv: string;
+  timeoutMs: number;
 }
 
 /** One problem found in a file: everything a person needs to fix it. */

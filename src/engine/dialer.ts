@@ -4,9 +4,10 @@ import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { markPlaced, markUnknown, setCallId, transitionAttempt } from '../store/attempts.js';
-import { leadBackUncounted, leadContactInvalid } from '../store/lead-transitions.js';
+import { leadBackUncounted, leadCancelledUncounted, leadContactInvalid } from '../store/lead-transitions.js';
 import { ACCOUNT_PAUSE_MS, RATE_LIMIT_WAIT_MS } from './policy.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
+import type { PredialVerdict } from './predial.js';
 
 // Sends make_call for one committed attempt and records what the answer proves
 // (rule 6). make_call is sent at most once per attempt: this is the only caller, and
@@ -21,7 +22,9 @@ export type DialReport =
   | { kind: 'assistant-not-found' }
   | { kind: 'account-rejected'; detail: string }
   | { kind: 'number-rejected'; detail: string }
-  | { kind: 'unknown'; detail: string };
+  | { kind: 'unknown'; detail: string }
+  /** The pre-dial check did not approve the call: nothing was sent, the attempt is not counted. */
+  | { kind: 'not-approved'; verdict: Exclude<PredialVerdict, { kind: 'call' }> };
 
 export interface DialContext {
   db: Kysely<Database>;
@@ -46,12 +49,26 @@ export interface DialRequest {
    * still running and dials it again.
    */
   assistantMissing: () => Promise<void>;
+  /**
+   * The campaign's pre-dial check (predial.ts), when it has one: asked after the claim (the
+   * attempt holds its slot and its number meanwhile) and before make_call, which is sent
+   * only on its yes. Never throws.
+   */
+  check?: () => Promise<PredialVerdict>;
 }
 
 /** Places one call and records the outcome of the request. Never throws. */
 export async function dial(ctx: DialContext, req: DialRequest): Promise<DialReport> {
   const { attempt } = req;
   const log = ctx.logger.child({ attempt: attempt.id, lead: attempt.lead_id });
+  if (req.check) {
+    const verdict = await req.check();
+    if (verdict.kind !== 'call') {
+      await notApproved(ctx, attempt, verdict);
+      if (verdict.kind === 'cancel') log.info({ reason: verdict.reason }, 'pre-dial check refused the call: lead cancelled');
+      return { kind: 'not-approved', verdict };
+    }
+  }
   let answer: { callId: string | null; sent?: boolean };
   try {
     answer = await ctx.client.makeCall(
@@ -81,6 +98,19 @@ async function withdraw(ctx: DialContext, attempt: AttemptRow, dueAt: number, re
   await ctx.db.transaction().execute(async (trx) => {
     const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'withdrawn', { counted: 0, detail: reason, ended_at: now });
     if (moved) await leadBackUncounted(trx, attempt, dueAt, reason, now);
+  });
+}
+
+/**
+ * The pre-dial check said no (or gave no answer): the attempt was never sent, so it is
+ * withdrawn uncounted, and its lead is cancelled (a refusal with a reason) or due again later.
+ */
+async function notApproved(ctx: DialContext, attempt: AttemptRow, verdict: Exclude<PredialVerdict, { kind: 'call' }>): Promise<void> {
+  const now = ctx.now();
+  if (verdict.kind !== 'cancel') return withdraw(ctx, attempt, now + verdict.afterMs, verdict.detail, now);
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await transitionAttempt(trx, attempt.id, ['dialing'], 'withdrawn', { counted: 0, detail: `pre-dial check refused: ${verdict.reason}`, ended_at: now });
+    if (moved) await leadCancelledUncounted(trx, attempt, verdict.reason, now);
   });
 }
 

@@ -12,6 +12,8 @@ export interface EngineMetrics {
   /** Completed leads whose webhook success awaits the call list (status `confirming`). */
   confirming?(campaign: string, n: number): void;
   unknownAttempt(): void;
+  /** One pre-dial check, by its verdict: call, cancel, defer (retry_after_seconds) or failed. */
+  predialCheck?(campaign: string, result: 'call' | 'cancel' | 'defer' | 'failed'): void;
 }
 
 export interface EngineStatus {

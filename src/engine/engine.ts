@@ -13,6 +13,7 @@ import type { OutcomeContext } from './outcomes.js';
 import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from './policy.js';
 import type { PollerOptions } from './poller.js';
 import type { EngineClient } from './ports.js';
+import type { PredialDeps } from './predial.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
 import { createServiceState } from './service-state.js';
 import { createWakeSignal } from './wake-signal.js';
@@ -55,6 +56,8 @@ export interface EngineOptions {
   keepTranscripts?: boolean;
   /** The lease claims are made under (PostgreSQL with several instances, src/ha/elector.ts). */
   lease?: LeaseView;
+  /** How campaigns' pre-dial checks are sent: the HTTP post and the secrets (clock: the engine's). */
+  predial?: Omit<PredialDeps, 'clock'>;
 }
 
 /** After the in-flight requests, how long the loops get to return before stop() does. */
@@ -127,6 +130,7 @@ export function createEngine(opts: EngineOptions) {
     service,
     wake: dialWake,
     poll: outcomes,
+    predial: opts.predial ? { ...opts.predial, clock } : undefined,
   });
   /** The loops only the active instance runs, in the order they start. */
   const activeLoops: EngineLoop[] = [remoteSync, dialer, outcomes];

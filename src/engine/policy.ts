@@ -24,6 +24,15 @@ export const RATE_LIMIT_WAIT_MS = DEFAULT_RETRY_AFTER_MS;
 /** While the token is rejected, the call list is tried this often to notice it works again. */
 export const TOKEN_PROBE_MS = 30_000;
 
+// The pre-dial check (predial.ts)
+
+/** A check that failed (timeout, error, non-2xx, an answer not understood): the lead is asked again after this. */
+export const PREDIAL_FAILURE_DEFER_MS = 60_000;
+/** The longest `retry_after_seconds` honoured: a lead is not parked for longer than a month by one answer. */
+export const PREDIAL_MAX_RETRY_AFTER_MS = 31 * 86_400_000;
+/** The longest answer read from a check endpoint; a longer one is a failure. */
+export const PREDIAL_MAX_ANSWER_BYTES = 64 * 1024;
+
 // Store errors
 
 /** Tries at recording an answer while the store is busy (SQLITE_BUSY) before leaving it to start-up recovery. */

@@ -38,6 +38,8 @@ export interface Metrics {
   readonly attemptsUnknown: Counter;
   /** Hook deliveries by hook URL and result (delivered, failed). */
   readonly hookDeliveries: Counter<'hook' | 'result'>;
+  /** Pre-dial checks by campaign and result (call, cancel, defer, failed). */
+  readonly predialChecks: Counter<'campaign' | 'result'>;
   /** Undelivered hook events, by hook URL. */
   readonly hookBacklog: Gauge<'hook'>;
   /** Age of the oldest undelivered hook event in seconds, by hook URL. */
@@ -126,6 +128,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'campaignd_hook_deliveries_total',
       help: 'Hook deliveries by hook URL and result: delivered (2xx) or failed (retried later).',
       labelNames: ['hook', 'result'],
+      registers,
+    }),
+    predialChecks: new Counter({
+      name: 'campaignd_predial_checks_total',
+      help: 'Pre-dial checks by campaign and result: call (approved), cancel (refused with a reason), defer (retry_after_seconds), failed (timeout, error, non-2xx or an answer not understood; the lead waits).',
+      labelNames: ['campaign', 'result'],
       registers,
     }),
     hookBacklog: new Gauge({

@@ -383,3 +383,14 @@ function provisional<QB extends SelectQueryBuilder<Database, 'attempts', object>
 export async function attemptsOfLead(db: Db, leadId: number): Promise<AttemptRow[]> {
   return db.selectFrom('attempts').selectAll().where('lead_id', '=', leadId).orderBy('id').execute();
 }
+
+/** How many of a lead's attempts count (placed, or may have been): a claimed attempt's number on its lead. */
+export async function countedAttempts(db: Db, leadId: number): Promise<number> {
+  const row = await db
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lead_id', '=', leadId)
+    .where('counted', '=', 1)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { AttemptRow, Database, LeadRow } from './types.js';
+import type { AttemptRow, Database, LeadRow, LeadState } from './types.js';
 import { prepared } from './prepared.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
@@ -117,18 +117,34 @@ export async function reviseCompletedLead(trx: Trx, attempt: AttemptRow, decide:
  * sending, token rejected, settled as never placed): the attempt is not counted.
  */
 export async function leadBackUncounted(trx: Trx, attempt: AttemptRow, dueAt: number, reason: string | null, now: number): Promise<void> {
+  await leadUncounted(trx, attempt, now, (attempts, lead) => ({
+    state: attempts > 0 || lead.contact_position > 0 ? 'retry-scheduled' : 'pending',
+    state_reason: reason,
+    next_due_at: dueAt,
+  }));
+}
+
+/**
+ * The pre-dial check refused the lead before its call was placed: the lead is cancelled
+ * with the check's reason, and the attempt that was not placed is not counted.
+ */
+export async function leadCancelledUncounted(trx: Trx, attempt: AttemptRow, reason: string, now: number): Promise<void> {
+  await leadUncounted(trx, attempt, now, () => ({ state: 'cancelled', state_reason: reason, next_due_at: null }));
+}
+
+/** Takes back the claim's count of `attempt` on its lead, if the lead is still calling on it, and moves it as `next` says. */
+async function leadUncounted(
+  trx: Trx,
+  attempt: AttemptRow,
+  now: number,
+  next: (attempts: number, lead: LeadWithContacts) => { state: LeadState; state_reason: string | null; next_due_at: number | null },
+): Promise<void> {
   const lead = await loadLead(trx, attempt.lead_id);
   if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return;
   const attempts = Math.max(0, lead.contact_attempts - 1);
   await trx
     .updateTable('leads')
-    .set({
-      state: attempts > 0 || lead.contact_position > 0 ? 'retry-scheduled' : 'pending',
-      state_reason: reason,
-      contact_attempts: attempts,
-      next_due_at: dueAt,
-      updated_at: now,
-    })
+    .set({ ...next(attempts, lead), contact_attempts: attempts, updated_at: now })
     .where('id', '=', lead.id)
     .execute();
 }
