@@ -9,6 +9,7 @@ import { unconfirmedCountsByCampaign } from '../store/attempts.js';
 import type { CampaignRow, Database, DaemonRow, LeadState } from '../store/types.js';
 import { campaignActivity, liveCallsByCampaign, type CampaignActivity, type FinishedWindow } from '../store/campaign-activity.js';
 import { listCampaigns } from '../store/campaigns.js';
+import { predialCountsByCampaign, type PredialCounts } from '../store/predial-counts.js';
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
@@ -71,10 +72,14 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       rows.map((r) => ({ campaignId: r.id, since: midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, opts.now) })),
       { firstSince: opts.now - HOUR_MS, finished: lastHour(opts.now) },
     );
+    // Read only when a campaign has a check: a daemon older than the table never wrote one.
+    const checked = new Set(rows.filter((r) => parseCampaignConfig(r.config_json)?.predial).map((r) => r.id));
+    const predial = checked.size > 0 ? await predialCountsByCampaign(trx) : new Map<number, PredialCounts>();
     const campaigns: CampaignStatus[] = [];
     for (const row of rows) {
       const campaign = await collectCampaign(row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
+      if (checked.has(row.id)) campaign.predial = predialStatus(predial.get(row.id));
       campaigns.push(campaign);
     }
     const hooks = await collectHookStatus(trx, opts.now);
@@ -201,6 +206,11 @@ export function finishAt(spec: WindowSpec | undefined, now: number, work: number
     t = close;
   }
   return null;
+}
+
+function predialStatus(counts: PredialCounts | undefined): NonNullable<CampaignStatus['predial']> {
+  const last = counts?.lastFailure;
+  return { checks: counts?.checks ?? 0, failures: counts?.failures ?? 0, last_failure: last ? { at: isoUtc(last.at), detail: last.detail } : null };
 }
 
 /** Lead states in the order of the report's `leads` keys. */

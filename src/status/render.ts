@@ -13,7 +13,7 @@ export interface RenderOptions {
 
 type Paint = (code: string, text: string) => string;
 
-const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH'] as const;
+const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH', 'PREDIAL'] as const;
 /** Columns whose cells are right-aligned numbers. */
 const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS']);
 
@@ -38,6 +38,8 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
       lines.push(cells.join('  ').trimEnd());
     });
   }
+  const predialLines = report.campaigns.filter((c) => c.predial?.last_failure).map((c) => predialLine(c, options.now));
+  if (predialLines.length) lines.push('', ...predialLines);
   if (report.hooks?.length) lines.push('', ...renderHookLines(report.hooks));
   const problems = statusProblems(report);
   if (problems.length) {
@@ -102,7 +104,16 @@ function campaignCells(c: CampaignStatus, now: number): string[] {
     String(c.attempts.today),
     c.success_rate === null ? '-' : `${Math.round(c.success_rate * 100)}%`,
     finishCell(c, now),
+    // The pre-dial check's failures of all checks: a failing check holds the campaign's leads back.
+    c.predial ? `${c.predial.failures}/${c.predial.checks} failed` : '-',
   ];
+}
+
+/** The last failure of a campaign's pre-dial check, when and why. */
+function predialLine(c: CampaignStatus, now: number): string {
+  const p = c.predial!;
+  const last = p.last_failure!;
+  return `${c.name}: pre-dial check failed ${p.failures} of ${p.checks} times; last ${ago(now - Date.parse(last.at))}: ${last.detail}`;
 }
 
 function windowCell(c: CampaignStatus, now: number): string {

@@ -98,6 +98,16 @@ export interface CampaignStatus {
   estimated_finish_at: string | null;
   /** Leads finished in the last hour; the estimate divides by the part of the hour the campaign dialed. */
   completions_last_hour: number;
+  /** The campaign's pre-dial check (README, "Pre-dial check"); absent when it has none. */
+  predial?: PredialStatus;
+}
+
+export interface PredialStatus {
+  /** Checks asked since the campaign first had one. */
+  checks: number;
+  /** Of them, those that gave no usable answer (timeout, error, non-2xx, not understood): the lead waited. */
+  failures: number;
+  last_failure: { at: string; detail: string } | null;
 }
 
 export interface StatusReport {

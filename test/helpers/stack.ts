@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { createEngine, type Engine } from '../../src/engine/engine.js';
+import { createEngine, type Engine, type EngineMetrics } from '../../src/engine/engine.js';
+import { createPredialPost } from '../../src/hooks/predial-post.js';
 import type { EngineClient } from '../../src/engine/ports.js';
 import { engineClientFrom } from '../../src/engine/service-port.js';
 import { createMetrics } from '../../src/http/metrics.js';
@@ -102,6 +103,10 @@ export interface StackOptions {
   wrapClient?: (client: EngineClient) => EngineClient;
   /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
   api?: boolean | { authorize?: ApiDeps['authorize'] };
+  /** Pre-dial checks over real HTTP (src/hooks/predial-post.ts), with these secrets by variable name. */
+  predialSecrets?: Record<string, string>;
+  /** What the engine reports to (default: nothing). */
+  metrics?: EngineMetrics;
 }
 
 /** A running stack; `close()` releases everything (call it in afterEach). */
@@ -257,6 +262,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const f of opts.faults ?? []) await control('/__sim/faults', f);
     for (const o of opts.fixedOutcomes ?? []) await control('/__sim/outcomes', o);
 
+    const predial = opts.predialSecrets ? createPredialPost() : null;
+    if (predial) closers.push(() => predial.close());
     let engineCount = 0;
     const stack: Stack = {
       clock,
@@ -284,6 +291,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           settleSeconds: opts.settleSeconds ?? 180,
           serverTimezone: 'UTC',
           webhooksEnabled: webhooks,
+          ...(predial ? { predial: { post: predial.post, secret: (name: string) => opts.predialSecrets?.[name] } } : {}),
+          ...(opts.metrics ? { metrics: opts.metrics } : {}),
         });
         await e.start();
         engine = e;
