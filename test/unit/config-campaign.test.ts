@@ -236,3 +236,21 @@ describe('parseCampaignFile: retry_on and max_retries', () => {
     expect(problems).toMatchObject([{ field: 'retry_on', severity: 'warning', line: 6 }]);
   });
 });
+
+describe('parseCampaignFile: predial', () => {
+  const base = 'assistant_id: 1\nallowed_days: [monday]\nallowed_hours_start_time: "09:00"\nallowed_hours_end_time: "17:00"\nleads: { remote_campaign_id: 1 }\n';
+
+  it('reads the check with its default timeout', () => {
+    const { campaign, problems } = parseCampaignFile('/tmp/p.yaml', `${base}predial: { url: "https://crm.example/check", secret_env: CRM_PREDIAL_SECRET }\n`);
+    expect(problems).toEqual([]);
+    expect(campaign?.predial).toEqual({ url: 'https://crm.example/check', secretEnv: 'CRM_PREDIAL_SECRET', timeoutMs: 3000 });
+  });
+
+  it('names each bad field with its line: a URL that is not one, a missing secret_env, a timeout out of range', () => {
+    const { campaign, problems } = parseCampaignFile('/tmp/p.yaml', `${base}predial:\n  url: "crm.example/check"\n  timeout_ms: 50\n`);
+    expect(campaign).toBeUndefined();
+    expect(at(problems, 'predial.url')).toMatchObject({ line: 7, severity: 'error' });
+    expect(at(problems, 'predial.timeout_ms')).toMatchObject({ line: 8, severity: 'error' });
+    expect(at(problems, 'predial.secret_env')).toMatchObject({ severity: 'error' });
+  });
+});

@@ -1,0 +1,52 @@
+// The human `campaignd status` table: the cancelled leads' column and the pre-dial check's
+// failures (a column, and a line with the last failure).
+import { describe, expect, it } from 'vitest';
+import { renderStatus } from '../../src/status/render.js';
+import type { CampaignStatus, StatusReport } from '../../src/status/types.js';
+
+const NOW = Date.UTC(2026, 10, 26, 12, 0, 0);
+
+function campaign(name: string, over: Partial<CampaignStatus> = {}): CampaignStatus {
+  return {
+    name,
+    state: 'running',
+    window: { open: true, next_open_at: null, closes_at: null, timezone: 'UTC' },
+    live_calls: 0,
+    max_calls_in_parallel: 5,
+    leads: { total: 10, pending: 4, calling: 0, retry_scheduled: 0, completed: 3, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 3, confirming: 0 },
+    attempts: { total: 3, today: 3 },
+    problem: null,
+    success_rate: 1,
+    estimated_finish_at: null,
+    completions_last_hour: 0,
+    ...over,
+  };
+}
+
+function report(campaigns: CampaignStatus[]): StatusReport {
+  return {
+    daemon: {
+      running: false, pid: null, version: '0.1.0', api: 'unknown', api_detail: null, hostname: null, started_at: null, heartbeat_at: null, stopped_at: null,
+      problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: null, instances: [], max_calls_in_parallel: null, live_calls: 0,
+    },
+    campaigns,
+  };
+}
+
+describe('status, human table', () => {
+  it('shows cancelled leads and the pre-dial check failures, with the last one said below the table', () => {
+    const text = renderStatus(
+      report([
+        campaign('checked', { predial: { checks: 120, failures: 3, last_failure: { at: new Date(NOW - 5 * 60_000).toISOString(), detail: 'pre-dial check failed: no answer within 3000 ms' } } }),
+        campaign('plain'),
+      ]),
+      { now: NOW, color: false },
+    );
+    const lines = text.split('\n');
+    const header = lines.find((l) => l.startsWith('CAMPAIGN'))!;
+    expect(header).toMatch(/SUPPR\s+CANCEL\s+TOTAL\s+TODAY\s+SUCCESS\s+FINISH\s+PREDIAL$/);
+    expect(lines.find((l) => l.startsWith('checked'))).toMatch(/\s0\s+3\s+10\s+3\s+100%\s+-\s+3\/120 failed$/);
+    expect(lines.find((l) => l.startsWith('plain'))).toMatch(/\s3\s+10\s+3\s+100%\s+-\s+-$/);
+    expect(text).toContain('checked: pre-dial check failed 3 of 120 times; last 5 min ago: pre-dial check failed: no answer within 3000 ms');
+  });
+});
