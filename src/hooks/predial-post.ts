@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { PredialPost } from '../engine/predial.js';
 import { PREDIAL_MAX_ANSWER_BYTES } from '../engine/policy.js';
+import { readLimited } from '../service/http-transport.js';
 
 // The HTTP side of the pre-dial check (src/engine/predial.ts), made by the composition
 // root: one keep-alive agent for every campaign's check endpoint. The timeout is the
@@ -14,18 +15,7 @@ export function createPredialPost(): { post: PredialPost; close(): Promise<void>
   const agent = new Agent({ headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS, connect: { timeout: BACKSTOP_MS } });
   const post: PredialPost = async (url, body, headers, signal) => {
     const res = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      size += buf.length;
-      if (size > PREDIAL_MAX_ANSWER_BYTES) {
-        res.body.destroy();
-        throw new Error(`answer longer than ${PREDIAL_MAX_ANSWER_BYTES} bytes`);
-      }
-      chunks.push(buf);
-    }
-    return { status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
+    return { status: res.statusCode, body: await readLimited(res.body, PREDIAL_MAX_ANSWER_BYTES) };
   };
   return { post, close: () => agent.close() };
 }

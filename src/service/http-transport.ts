@@ -65,30 +65,36 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
         headers: req.headers,
         body: req.body ?? null,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        size += buf.length;
-        if (size > maxBody) {
-          res.body.destroy();
-          throw new Error(`answer larger than ${maxBody} bytes`);
-        }
-        chunks.push(buf);
-      }
+      const text = await readLimited(res.body, maxBody);
       return {
         status: res.statusCode,
         contentType: headerValue(res.headers['content-type']) ?? '',
         retryAfter: headerValue(res.headers['retry-after']),
         rateLimitRemaining: headerValue(res.headers['x-ratelimit-remaining']),
         rateLimitReset: headerValue(res.headers['x-ratelimit-reset']),
-        text: Buffer.concat(chunks).toString('utf8'),
+        text,
       };
     },
     async close() {
       await pool.close();
     },
   };
+}
+
+/** An answer's body as UTF-8 text; past `maxBytes` the body is dropped and this throws. */
+export async function readLimited(body: AsyncIterable<unknown> & { destroy(): unknown }, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new Error(`answer larger than ${maxBytes} bytes`);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** First value of a header that may repeat. */
