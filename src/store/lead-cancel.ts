@@ -56,3 +56,9 @@ export async function cancelLead(db: Kysely<Database>, leadId: number, opts: Can
     return live ? { kind: 'cancelled-live-call', campaignId, attemptId: Number(live.id), callId: live.call_id } : { kind: 'cancelled', campaignId };
   });
 }
+
+/** Whether the lead is cancelled now (read before a call the pre-dial check approved). */
+export async function isLeadCancelled(db: Kysely<Database>, leadId: number): Promise<boolean> {
+  const row = await db.selectFrom('leads').select('state').where('id', '=', leadId).executeTakeFirst();
+  return row?.state === 'cancelled';
+}

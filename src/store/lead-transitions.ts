@@ -140,8 +140,14 @@ async function leadUncounted(
   next: (attempts: number, lead: LeadWithContacts) => { state: LeadState; state_reason: string | null; next_due_at: number | null },
 ): Promise<void> {
   const lead = await loadLead(trx, attempt.lead_id);
-  if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return;
+  if (!lead || lead.contact_position !== attempt.contact_position) return;
   const attempts = Math.max(0, lead.contact_attempts - 1);
+  // Cancelled while this attempt was claimed: it stays cancelled, only the count is taken back.
+  if (lead.state === 'cancelled') {
+    await trx.updateTable('leads').set({ contact_attempts: attempts }).where('id', '=', lead.id).execute();
+    return;
+  }
+  if (lead.state !== 'calling') return;
   await trx
     .updateTable('leads')
     .set({ ...next(attempts, lead), contact_attempts: attempts, updated_at: now })

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineMetrics } from '../../src/engine/engine.js';
 import { collectStatus } from '../../src/status/collect.js';
+import { cancelLead } from '../../src/store/lead-cancel.js';
 import { ok, startPredialServer, type PredialAnswer, type PredialServer } from '../helpers/predial-server.js';
 import { allSucceed, phoneNumbers, startStack, waitUntil, type Stack } from '../helpers/stack.js';
 
@@ -107,5 +108,25 @@ describe('engine: the pre-dial check', () => {
     expect(predial.last_failure?.detail).toMatch(/^pre-dial check failed: /);
     expect(report.campaigns[0]!.leads).toMatchObject({ cancelled: 1, completed: 1, pending: 4 });
     expect(new Set(checks)).toEqual(new Set(['checked:call', 'checked:cancel', 'checked:defer', 'checked:failed']));
+  });
+
+  it('places no call for a lead cancelled while its check ran, though the check said yes', async () => {
+    const [phone] = phoneNumbers(1, 40);
+    server = await startPredialServer(async (req) => {
+      expect(await cancelLead(stack!.db, req.json.lead_id, { now: stack!.clock.now(), reason: 'bought meanwhile' })).toMatchObject({ kind: 'cancelled-live-call' });
+      return ok({ call: true });
+    });
+    stack = await startStack({
+      scale: 10,
+      campaigns: [{ settings: { predial: { url: server.url, secretEnv: 'S', timeoutMs: 2000 } }, leads: [{ phone: phone! }] }],
+      fixedOutcomes: allSucceed([phone!], 2),
+      predialSecrets: { S: 'predial-secret-0123456789' },
+    });
+    await stack.waitForQuiet();
+    expect(stack.simCalls()).toEqual([]);
+    const lead = await stack.db.selectFrom('leads').select(['state', 'state_reason', 'contact_attempts']).executeTakeFirstOrThrow();
+    expect(lead).toEqual({ state: 'cancelled', state_reason: 'bought meanwhile', contact_attempts: 0 });
+    const attempts = await stack.db.selectFrom('attempts').select(['state', 'counted']).execute();
+    expect(attempts.map((a) => [a.state, Number(a.counted)])).toEqual([['withdrawn', 0]]);
   });
 });

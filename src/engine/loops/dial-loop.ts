@@ -15,6 +15,7 @@ import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type D
 import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, PREDIAL_FAILURE_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
 import { askPredial, type PredialDeps, type PredialVerdict } from '../predial.js';
 import { recordPredialCheck } from '../../store/predial-counts.js';
+import { isLeadCancelled } from '../../store/lead-cancel.js';
 import type { EngineClient } from '../ports.js';
 import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
@@ -210,6 +211,14 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       campaignLogger(c.name).warn({ lead: lead.id, detail: failure }, 'pre-dial check failed; leads are deferred, not called, until it answers (status shows the failures)');
     } else if (failure === null && predialFailing.delete(c.id)) {
       campaignLogger(c.name).info('pre-dial check answers again');
+    }
+    if (verdict.kind !== 'call') return verdict;
+    // A cancel (the API's DELETE) that came while the check ran: the call it allowed is not
+    // placed. (One that comes after this read finds a claimed lead: its call goes ahead.)
+    try {
+      if (await isLeadCancelled(db, lead.id)) return { kind: 'cancel', reason: 'cancelled while the pre-dial check ran' };
+    } catch (err) {
+      return { kind: 'failed', afterMs: PREDIAL_FAILURE_DEFER_MS, detail: `pre-dial check failed: ${errText(err)}` };
     }
     return verdict;
   }
