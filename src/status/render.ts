@@ -13,6 +13,7 @@ export interface RenderOptions {
 
 type Paint = (code: string, text: string) => string;
 
+/** The last, PREDIAL, is shown only when a campaign has a pre-dial check. */
 const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH', 'PREDIAL'] as const;
 /** Columns whose cells are right-aligned numbers. */
 const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS']);
@@ -27,10 +28,12 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   if (report.campaigns.length === 0) {
     lines.push('no campaigns in the database yet: start "campaignd run" or "campaignd leads import"');
   } else {
-    const rows = report.campaigns.map((c) => campaignCells(c, options.now));
-    const widths = COLUMNS.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-    const layout = (cells: readonly string[]): string[] => cells.map((cell, i) => (NUMERIC.has(COLUMNS[i] ?? '') ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)));
-    lines.push(paint('1', layout(COLUMNS).join('  ').trimEnd()));
+    // PREDIAL only when a campaign has a pre-dial check: the table stays as narrow as it can.
+    const columns = report.campaigns.some((c) => c.predial) ? COLUMNS : COLUMNS.slice(0, -1);
+    const rows = report.campaigns.map((c) => campaignCells(c, options.now).slice(0, columns.length));
+    const widths = columns.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+    const layout = (cells: readonly string[]): string[] => cells.map((cell, i) => (NUMERIC.has(columns[i] ?? '') ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)));
+    lines.push(paint('1', layout(columns).join('  ').trimEnd()));
     report.campaigns.forEach((c, i) => {
       const cells = layout(rows[i] ?? []);
       cells[1] = paint(stateColour(c), cells[1] ?? '');

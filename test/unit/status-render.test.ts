@@ -49,4 +49,10 @@ describe('status, human table', () => {
     expect(lines.find((l) => l.startsWith('plain'))).toMatch(/\s3\s+10\s+3\s+100%\s+-\s+-$/);
     expect(text).toContain('checked: pre-dial check failed 3 of 120 times; last 5 min ago: pre-dial check failed: no answer within 3000 ms');
   });
+
+  it('leaves the PREDIAL column out when no campaign has a check', () => {
+    const text = renderStatus(report([campaign('plain')]), { now: NOW, color: false });
+    expect(text.split('\n').find((l) => l.startsWith('CAMPAIGN'))).toMatch(/SUPPR\s+CANCEL\s+TOTAL\s+TODAY\s+SUCCESS\s+FINISH$/);
+    expect(text).not.toContain('pre-dial');
+  });
 });
