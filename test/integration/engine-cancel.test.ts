@@ -4,6 +4,7 @@
 // outcome (busy, in retry_on) would have retried it; the campaign then completes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { cancelLead } from '../../src/store/lead-cancel.js';
+import { explainNumber } from '../../src/explain/explain.js';
 import { exportResults } from '../../src/results/export.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { callsByNumber } from '../helpers/invariants.js';
@@ -56,6 +57,9 @@ describe('engine: cancelled leads', () => {
     expect(campaign.state).toBe('completed');
     const report = await collectStatus(s.db, { now: s.clock.now(), version: 'test', isPidAlive: () => true });
     expect(report.campaigns[0]!.leads).toMatchObject({ total: 3, cancelled: 2, completed: 1, calling: 0, pending: 0 });
+    const why = await explainNumber(s.db, live!, s.clock.now(), () => true);
+    expect(why.leads[0]).toMatchObject({ state: 'cancelled', reason: 'cancelled' });
+    expect(why.leads[0]!.message).toBe('cancelled (bought already): not called again');
     // The results export: the lead's state, and the call the cancelled lead still had.
     let text = '';
     await exportResults(s.db, { format: 'jsonl', scope: {}, campaignNames: new Map([[s.campaigns[0]!.id, s.campaigns[0]!.name]]) }, async (t) => {
