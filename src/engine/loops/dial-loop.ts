@@ -4,7 +4,7 @@ import type { Clock } from '../../time/clock.js';
 import { isOpen } from '../../time/window.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Database } from '../../store/types.js';
-import { claimAttempts, countedAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
+import { claimAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
 import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../../store/campaigns.js';
 import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
 import type { CampaignView } from '../campaign-view.js';
@@ -12,10 +12,9 @@ import { dial, type DialReport } from '../dialer.js';
 import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '../engine-types.js';
 import { deferHeld, holdOf, readLeadFacts } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
-import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, PREDIAL_FAILURE_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
-import { askPredial, type PredialDeps, type PredialVerdict } from '../predial.js';
-import { recordPredialCheck } from '../../store/predial-counts.js';
-import { isLeadCancelled } from '../../store/lead-cancel.js';
+import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
+import type { PredialDeps } from '../predial.js';
+import { createPredialStep } from '../predial-step.js';
 import type { EngineClient } from '../ports.js';
 import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
@@ -74,9 +73,9 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   const campaignLoggers = new Map<string, Logger>();
   let stopping = false;
   let accountPausedUntil = 0;
-  /** Campaigns whose last pre-dial check failed: a failing endpoint is logged when it starts and ends failing, not per lead. */
-  const predialFailing = new Set<number>();
   let running: Promise<void> = Promise.resolve();
+
+  const predialStep = createPredialStep({ db, commit, logger: campaignLogger, metrics: deps.metrics, predial: deps.predial, now: () => clock.now() });
 
   function gate(): DialGate {
     return { stopping, leaseLost: deps.lease ? !deps.lease.holds() : false, tokenRejected: service.tokenRejected(), accountPausedUntil };
@@ -184,45 +183,6 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     return nextPassAt({ now, maxSleepMs: MAX_SLEEP_MS, nextOpening: plan.nextOpening, nextDue, claimRefused });
   }
 
-  /**
-   * Asks the campaign's pre-dial check about a claimed attempt, counts it (status, metrics),
-   * and returns its verdict. Never throws: whatever goes wrong is a failed check, so the
-   * lead waits and is never called unchecked.
-   */
-  async function preDialCheck(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt'], variables: Record<string, unknown>): Promise<PredialVerdict> {
-    const config = c.config.predial!;
-    let verdict: PredialVerdict;
-    try {
-      if (!deps.predial) throw new Error('this daemon has no HTTP client for pre-dial checks');
-      const number = await countedAttempts(db, lead.id);
-      verdict = await askPredial(deps.predial, config, { campaign: c.name, leadId: lead.id, phoneNumber: attempt.phone_number, variables, attempt: number });
-    } catch (err) {
-      verdict = { kind: 'failed', afterMs: PREDIAL_FAILURE_DEFER_MS, detail: `pre-dial check failed: ${errText(err)}` };
-    }
-    deps.metrics?.predialCheck?.(c.name, verdict.kind);
-    const failure = verdict.kind === 'failed' ? verdict.detail : null;
-    try {
-      await commit.run((trx) => recordPredialCheck(trx, c.id, { failed: failure !== null, at: clock.now(), ...(failure !== null ? { detail: failure } : {}) }));
-    } catch (err) {
-      log.warn({ err: errText(err), campaign: c.name }, 'pre-dial check not counted in status (store error)');
-    }
-    if (failure !== null && !predialFailing.has(c.id)) {
-      predialFailing.add(c.id);
-      campaignLogger(c.name).warn({ lead: lead.id, detail: failure }, 'pre-dial check failed; leads are deferred, not called, until it answers (status shows the failures)');
-    } else if (failure === null && predialFailing.delete(c.id)) {
-      campaignLogger(c.name).info('pre-dial check answers again');
-    }
-    if (verdict.kind !== 'call') return verdict;
-    // A cancel (the API's DELETE) that came while the check ran: the call it allowed is not
-    // placed. (One that comes after this read finds a claimed lead: its call goes ahead.)
-    try {
-      if (await isLeadCancelled(db, lead.id)) return { kind: 'cancel', reason: 'cancelled while the pre-dial check ran' };
-    } catch (err) {
-      return { kind: 'failed', afterMs: PREDIAL_FAILURE_DEFER_MS, detail: `pre-dial check failed: ${errText(err)}` };
-    }
-    return verdict;
-  }
-
   function startDial(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt']): void {
     let variables: Record<string, unknown> = {};
     try {
@@ -245,7 +205,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
           await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, clock.now());
           await campaigns.refresh(true);
         },
-        ...(c.config.predial ? { check: () => preDialCheck(c, lead, attempt, variables) } : {}),
+        ...(c.config.predial ? { check: () => predialStep(c, attempt, variables) } : {}),
       },
     )
       .then(async (report) => {
