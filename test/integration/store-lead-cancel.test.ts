@@ -95,8 +95,9 @@ describe('cancelLead', () => {
     });
     const attempt = await handle.db.selectFrom('attempts').select(['state', 'outcome', 'call_status']).where('id', '=', attemptA!.id).executeTakeFirstOrThrow();
     expect(attempt).toEqual({ state: 'ended', outcome: 'busy', call_status: 'busy' });
-    expect(await leadOf(attemptA!.lead_id)).toMatchObject({ state: 'cancelled', next_due_at: null });
-    expect(await leadOf(attemptB!.lead_id)).toMatchObject({ state: 'cancelled', next_due_at: null });
+    // A's call was placed and counts; B's was never placed, so its count is taken back.
+    expect(await leadOf(attemptA!.lead_id)).toMatchObject({ state: 'cancelled', next_due_at: null, contact_attempts: 1 });
+    expect(await leadOf(attemptB!.lead_id)).toMatchObject({ state: 'cancelled', next_due_at: null, contact_attempts: 0 });
   });
 
   it('against a claim in the same instant: either the claim is refused, or its call goes ahead and the lead ends cancelled', async () => {
