@@ -24,7 +24,7 @@ describe('the daemon with a pre-dial check', () => {
     daemon = await startDaemon({
       scale: 20,
       callDurationSeconds: { min: 30, max: 30 },
-      campaigns: { 'checked.yaml': goodCampaign('checked', '../leads/a.csv', `predial: { url: "${server.url}", secret_env: BAD_INPUT_SECRET, timeout_ms: 5000 }`) },
+      campaigns: { 'checked.yaml': goodCampaign('checked', '../leads/a.csv', `predial: { url: "${server.url}", secret_env: BAD_INPUT_SECRET, timeout_ms: 30000 }`) },
       leads: { 'a.csv': leadCsv(2) },
     });
     const d = daemon;

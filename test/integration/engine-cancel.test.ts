@@ -20,8 +20,9 @@ describe('engine: cancelled leads', () => {
   it('never calls a cancelled lead, lets a live call finish without retrying it, and completes the campaign', async () => {
     const [live, waiting, other] = phoneNumbers(3);
     stack = await startStack({
+      scale: 200,
       campaigns: [{ settings: { maxCallsInParallel: 1, maxRetries: 3, retryIntervalSeconds: 60, retryOn: ['busy'] }, leads: [{ phone: live! }, { phone: waiting! }, { phone: other! }] }],
-      // 10 simulated minutes (1.5 s here): long enough to cancel while it is live.
+      // 10 simulated minutes (3 s at 200×): long enough to cancel while it is live.
       fixedOutcomes: [
         { phone_number: live!, status: 'busy', duration: 600 },
         { phone_number: other!, status: 'completed', answered_by: 'human', duration: 20 },
