@@ -28,6 +28,8 @@ export const TOKEN_PROBE_MS = 30_000;
 
 /** A check that failed (timeout, error, non-2xx, an answer not understood): the lead is asked again after this. */
 export const PREDIAL_FAILURE_DEFER_MS = 60_000;
+/** The shortest `retry_after_seconds` honoured: an endpoint answering 0 does not get the same lead asked again at once, over and over. */
+export const PREDIAL_MIN_RETRY_AFTER_MS = 1_000;
 /** The longest `retry_after_seconds` honoured: a lead is not parked for longer than a month by one answer. */
 export const PREDIAL_MAX_RETRY_AFTER_MS = 31 * 86_400_000;
 /** The longest answer read from a check endpoint; a longer one is a failure. */

@@ -1,7 +1,7 @@
 import type { PredialConfig } from '../config/types.js';
 import { signatureHeader, SIGNATURE_HEADER } from '../hooks/signature.js';
 import type { Clock } from '../time/clock.js';
-import { PREDIAL_FAILURE_DEFER_MS, PREDIAL_MAX_RETRY_AFTER_MS } from './policy.js';
+import { PREDIAL_FAILURE_DEFER_MS, PREDIAL_MAX_RETRY_AFTER_MS, PREDIAL_MIN_RETRY_AFTER_MS } from './policy.js';
 
 // The pre-dial check (README, "Pre-dial check"): before a claimed attempt's make_call, the
 // lead is POSTed to the campaign's `predial.url`, signed as hooks are, and the call is
@@ -105,7 +105,7 @@ export function readAnswer(status: number, text: string): PredialVerdict {
   if (o.retry_after_seconds !== undefined) {
     const n = o.retry_after_seconds;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return failed('"retry_after_seconds" is not a number of seconds ≥ 0');
-    const afterMs = Math.min(Math.round(n * 1000), PREDIAL_MAX_RETRY_AFTER_MS);
+    const afterMs = Math.min(Math.max(Math.round(n * 1000), PREDIAL_MIN_RETRY_AFTER_MS), PREDIAL_MAX_RETRY_AFTER_MS);
     return { kind: 'defer', afterMs, detail: reason ? `pre-dial check: not now (${reason})` : 'pre-dial check: not now' };
   }
   if (reason) return { kind: 'cancel', reason };

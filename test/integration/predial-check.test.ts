@@ -43,6 +43,9 @@ describe('the pre-dial check', () => {
   it('cancels on {"call": false, "reason": …} and defers on retry_after_seconds', async () => {
     expect(await (await setup(ok({ call: false, reason: ' bought already ' }))).ask()).toEqual({ kind: 'cancel', reason: 'bought already' });
     expect(await (await setup(ok({ call: false, retry_after_seconds: 900 }))).ask()).toEqual({ kind: 'defer', afterMs: 900_000, detail: 'pre-dial check: not now' });
+    // At least a second, at most a month; a reason given with it is kept in the detail.
+    expect(await (await setup(ok({ call: false, retry_after_seconds: 0, reason: 'in a meeting' }))).ask()).toEqual({ kind: 'defer', afterMs: 1000, detail: 'pre-dial check: not now (in a meeting)' });
+    expect(await (await setup(ok({ call: false, retry_after_seconds: 1e12 }))).ask()).toMatchObject({ kind: 'defer', afterMs: 31 * 86_400_000 });
   });
 
   it('fails (defers, never calls) on a timeout on the engine clock, a 500, a non-JSON or an unexpected answer, a refused connection, no secret', async () => {
