@@ -23,6 +23,8 @@ export interface PredialStepDeps {
   /** How checks are sent; without it every check fails and the leads wait. */
   predial?: PredialDeps | undefined;
   now: () => number;
+  /** Aborted when the engine stops: a check in flight ends at once and its lead goes back. */
+  stopping: () => AbortSignal;
 }
 
 /** Asks a campaign's check about one claimed attempt. Never throws: whatever goes wrong is a failed check. */
@@ -39,7 +41,7 @@ export function createPredialStep(deps: PredialStepDeps): PredialStep {
     try {
       if (!deps.predial || !c.config.predial) throw new Error('this daemon has no HTTP client for pre-dial checks');
       const number = await countedAttempts(deps.db, attempt.lead_id);
-      verdict = await askPredial(deps.predial, c.config.predial, { campaign: c.name, leadId: attempt.lead_id, phoneNumber: attempt.phone_number, variables, attempt: number });
+      verdict = await askPredial(deps.predial, c.config.predial, { campaign: c.name, leadId: attempt.lead_id, phoneNumber: attempt.phone_number, variables, attempt: number }, deps.stopping());
     } catch (err) {
       verdict = failed(err);
     }

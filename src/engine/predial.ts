@@ -55,8 +55,12 @@ export function predialBody(lead: PredialLead): string {
   });
 }
 
-/** Asks the check endpoint about one lead. Never throws: every failure is a `failed` verdict. */
-export async function askPredial(deps: PredialDeps, config: PredialConfig, lead: PredialLead): Promise<PredialVerdict> {
+/**
+ * Asks the check endpoint about one lead. Never throws: every failure is a `failed` verdict.
+ * `stop` (the engine stopping) ends a check in flight at once, as a failure.
+ */
+export async function askPredial(deps: PredialDeps, config: PredialConfig, lead: PredialLead, stop?: AbortSignal): Promise<PredialVerdict> {
+  if (stop?.aborted) return failed('the daemon is stopping');
   const secret = deps.secret(config.secretEnv);
   if (!secret) return failed(`$${config.secretEnv} (predial.secret_env) is not set`);
   const body = predialBody(lead);
@@ -75,14 +79,19 @@ export async function askPredial(deps: PredialDeps, config: PredialConfig, lead:
     timedOut = true;
     abort.abort();
   });
+  const onStop = (): void => abort.abort();
+  stop?.addEventListener('abort', onStop, { once: true });
   try {
     const answer = await deps.post(config.url, body, headers, abort.signal);
     if (timedOut) return failed(`no answer within ${config.timeoutMs} ms`);
+    if (stop?.aborted) return failed('the daemon is stopping');
     return readAnswer(answer.status, answer.body);
   } catch (err) {
     if (timedOut) return failed(`no answer within ${config.timeoutMs} ms`);
+    if (stop?.aborted) return failed('the daemon is stopping');
     return failed(`request failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
+    stop?.removeEventListener('abort', onStop);
     stopTimer.abort();
     await timer;
   }

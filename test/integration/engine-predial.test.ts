@@ -128,4 +128,25 @@ describe('engine: the pre-dial check', () => {
     const attempts = await stack.db.selectFrom('attempts').select(['state', 'counted']).execute();
     expect(attempts.map((a) => [a.state, Number(a.counted)])).toEqual([['withdrawn', 0]]);
   });
+
+  it('ends a check in flight when the engine stops: the attempt is withdrawn, not left for recovery, and nobody is called', async () => {
+    const [phone] = phoneNumbers(1, 60);
+    server = await startPredialServer(() => 'hang');
+    stack = await startStack({
+      scale: 10,
+      // 30 s on the engine's clock (3 s here): the stop comes long before.
+      campaigns: [{ settings: { predial: { url: server.url, secretEnv: 'S', timeoutMs: 30_000 } }, leads: [{ phone: phone! }] }],
+      predialSecrets: { S: 'predial-secret-0123456789' },
+    });
+    const s = stack;
+    await waitUntil(() => server!.seen.length === 1, { message: 'the check asked' });
+    const before = s.clock.now();
+    await s.stopEngine(3_600_000);
+    expect(s.clock.now() - before).toBeLessThan(30_000);
+    expect(s.simCalls()).toEqual([]);
+    const attempts = await s.db.selectFrom('attempts').select(['state', 'counted']).execute();
+    expect(attempts.map((a) => [a.state, Number(a.counted)])).toEqual([['withdrawn', 0]]);
+    const lead = await s.db.selectFrom('leads').select(['state', 'state_reason', 'contact_attempts']).executeTakeFirstOrThrow();
+    expect(lead).toEqual({ state: 'pending', state_reason: 'pre-dial check failed: the daemon is stopping', contact_attempts: 0 });
+  });
 });

@@ -75,7 +75,9 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   let accountPausedUntil = 0;
   let running: Promise<void> = Promise.resolve();
 
-  const predialStep = createPredialStep({ db, commit, logger: campaignLogger, metrics: deps.metrics, predial: deps.predial, now: () => clock.now() });
+  /** Aborted by stop(): pre-dial checks in flight end, so their attempts are withdrawn rather than left to recovery. */
+  let stopSignal = new AbortController();
+  const predialStep = createPredialStep({ db, commit, logger: campaignLogger, metrics: deps.metrics, predial: deps.predial, now: () => clock.now(), stopping: () => stopSignal.signal });
 
   function gate(): DialGate {
     return { stopping, leaseLost: deps.lease ? !deps.lease.holds() : false, tokenRejected: service.tokenRejected(), accountPausedUntil };
@@ -325,10 +327,12 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   return {
     start() {
       stopping = false;
+      stopSignal = new AbortController();
       running = loop();
     },
     stop() {
       stopping = true;
+      stopSignal.abort();
       deps.wake.wake();
     },
     done: () => running,
