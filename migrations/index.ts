@@ -13,6 +13,7 @@ import * as m0011 from './0011_daemon_max_calls.js';
 import * as m0012 from './0012_daemon_token_source.js';
 import * as m0013 from './0013_dashboard_sessions.js';
 import * as m0014 from './0014_api_keys.js';
+import * as m0015 from './0015_lead_external_id.js';
 import * as m0016 from './0016_lead_cancelled.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
@@ -38,5 +39,6 @@ export const migrations: Record<string, Migration> = {
   '0012_daemon_token_source': m0012,
   '0013_dashboard_sessions': m0013,
   '0014_api_keys': m0014,
+  '0015_lead_external_id': m0015,
   '0016_lead_cancelled': m0016,
 };

@@ -30,9 +30,10 @@ export interface ParsedLead {
   variables: Record<string, string>;
 }
 
+/** `externalId`: the caller's own id of the lead (API items only; files have none). */
 export type ReadLeadResult =
-  | { ok: true; line: number; lead: ParsedLead; warnings?: string[] }
-  | { ok: false; line: number; phoneText: string; reason: string; variables: Record<string, string> };
+  | { ok: true; line: number; lead: ParsedLead; warnings?: string[]; externalId?: string }
+  | { ok: false; line: number; phoneText: string; reason: string; variables: Record<string, string>; externalId?: string };
 
 /** The lead file cannot be read as a lead file at all (missing, no header, no phone column). */
 export class LeadFileError extends Error {
@@ -78,13 +79,7 @@ export async function* readLeadFile(file: string, opts: ReadLeadOptions = {}): A
   }
   let columns: ColumnPlan | undefined;
   let format: TableFormat | undefined;
-  // Zone checks build an Intl formatter (~80 µs); a file repeats a handful of zones.
-  const zones = new Map<string, boolean>();
-  const validZone = (tz: string): boolean => {
-    let ok = zones.get(tz);
-    if (ok === undefined) zones.set(tz, (ok = IANAZone.isValidZone(tz)));
-    return ok;
-  };
+  const validZone = zoneChecker();
   const table: TableOptions = {};
   if (opts.delimiter) table.delimiter = opts.delimiter;
   if (opts.encoding) table.encoding = opts.encoding;
@@ -116,38 +111,69 @@ function readRow(columns: ColumnPlan, record: CsvRecord, defaultCountry: string 
   // A runaway row (a missing closing quote, a pasted blob) is kept as an invalid lead
   // without its content: megabytes of variables would be sent with every make_call.
   const size = fields.reduce((sum, f) => sum + f.length, 0);
-  if (size > MAX_ROW_CHARS) {
-    const text = (fields[columns.phone] ?? '').trim();
-    const phoneText = text.length > 32 ? `${text.slice(0, 32)}…` : text;
-    return { ok: false, line, phoneText, reason: `row too large (${size} characters; at most ${MAX_ROW_CHARS} per row)`, variables: {} };
-  }
+  if (size > MAX_ROW_CHARS) return tooLarge(line, fields[columns.phone] ?? '', size, 'row');
   const variables: Record<string, string> = {};
   for (const v of columns.variables) variables[v.name] = fields[v.index] ?? '';
   const phoneText = (fields[columns.phone] ?? '').trim();
   if (unterminated) return invalidRow(line, phoneText, 'unterminated quoted field (a " without its closing ")', variables);
   if (record.problem) return invalidRow(line, phoneText, record.problem, variables);
   const countryText = columns.country >= 0 ? (fields[columns.country] ?? '').trim() : '';
-  const country = countryText || defaultCountry;
   const numeric = record.numeric;
-  const phoneOf = (index: number, text: string): PhoneResult => (numeric?.includes(index) ? normaliseNumberCell(text, country) : normalisePhone(text, country));
-  const primary = phoneOf(columns.phone, phoneText);
-  if (!primary.ok) return invalidRow(line, phoneText, primary.reason, variables);
+  return normaliseLead(
+    {
+      line,
+      phone: { text: phoneText, numeric: numeric?.includes(columns.phone) === true },
+      country: countryText || defaultCountry,
+      timezone: columns.timezone >= 0 ? (fields[columns.timezone] ?? '').trim() : '',
+      secondary: columns.secondary.map((col) => ({ name: col.name, text: (fields[col.index] ?? '').trim(), numeric: numeric?.includes(col.index) === true })),
+      variables,
+    },
+    validZone,
+  );
+}
+
+/** One lead's fields as its source gave them (a file's row, an API item), before any check. */
+export interface LeadFields {
+  /** The row's line in its file, or the item's position (1..) in a request. */
+  line: number;
+  /** `numeric`: an .xlsx number cell (its digits, read as such). */
+  phone: { text: string; numeric?: boolean };
+  /** The row's own country, else the campaign's default_country. */
+  country: string | undefined;
+  /** '' when not given. */
+  timezone: string;
+  /** In order; `name` (the column, or the item's field) names a skipped one in the warnings. */
+  secondary: { name: string; text: string; numeric?: boolean }[];
+  variables: Record<string, string>;
+  /** The reason of a national number without any country, when the source names its fix otherwise than a file does. */
+  noCountryReason?: string;
+}
+
+/**
+ * The lead rules every source goes through (files and the API alike): the primary number
+ * normalised to E.164 or the lead invalid with the reason; a bad timezone makes it invalid;
+ * a bad or repeated secondary number is dropped with a warning.
+ */
+export function normaliseLead(fields: LeadFields, validZone: (tz: string) => boolean): ReadLeadResult {
+  const { line, variables, country } = fields;
+  const phoneText = fields.phone.text;
+  const phoneOf = (text: string, numeric: boolean | undefined): PhoneResult => (numeric ? normaliseNumberCell(text, country) : normalisePhone(text, country));
+  const primary = phoneOf(phoneText, fields.phone.numeric);
+  if (!primary.ok) return invalidRow(line, phoneText, (primary.needsCountry && fields.noCountryReason) || primary.reason, variables);
 
   let timezone: string | undefined;
-  if (columns.timezone >= 0) {
-    const tz = (fields[columns.timezone] ?? '').trim();
-    if (tz !== '') {
-      if (!validZone(tz)) return invalidRow(line, phoneText, `unknown timezone "${tz}"`, variables);
-      timezone = tz;
-    }
+  const tz = fields.timezone;
+  if (tz !== '') {
+    if (!validZone(tz)) return invalidRow(line, phoneText, `unknown timezone "${tz}"`, variables);
+    timezone = tz;
   }
 
   const secondary: string[] = [];
   let warnings: string[] | undefined;
-  for (const col of columns.secondary) {
-    const text = (fields[col.index] ?? '').trim();
+  for (const col of fields.secondary) {
+    const text = col.text;
     if (text === '') continue;
-    const result = phoneOf(col.index, text);
+    const result = phoneOf(text, col.numeric);
     let problem: string | undefined;
     if (!result.ok) problem = result.reason;
     else if (result.e164 === primary.e164 || secondary.includes(result.e164)) problem = 'same number as an earlier contact';
@@ -158,6 +184,23 @@ function readRow(columns: ColumnPlan, record: CsvRecord, defaultCountry: string 
   const lead: ParsedLead = { phoneNumber: primary.e164, secondary, variables };
   if (timezone) lead.timezone = timezone;
   return warnings ? { ok: true, line, lead, warnings } : { ok: true, line, lead };
+}
+
+/** A row or item over MAX_ROW_CHARS: an invalid lead without its content (its number cut short). */
+export function tooLarge(line: number, phone: string, size: number, what: 'row' | 'item'): ReadLeadResult {
+  const text = phone.trim();
+  const phoneText = text.length > 32 ? `${text.slice(0, 32)}…` : text;
+  return { ok: false, line, phoneText, reason: `${what} too large (${size} characters; at most ${MAX_ROW_CHARS} per ${what})`, variables: {} };
+}
+
+/** A memo of IANA zone checks: building the Intl formatter costs ~80 µs and a source repeats a handful of zones. */
+export function zoneChecker(): (tz: string) => boolean {
+  const zones = new Map<string, boolean>();
+  return (tz) => {
+    let ok = zones.get(tz);
+    if (ok === undefined) zones.set(tz, (ok = IANAZone.isValidZone(tz)));
+    return ok;
+  };
 }
 
 function invalidRow(line: number, phoneText: string, reason: string, variables: Record<string, string>): ReadLeadResult {

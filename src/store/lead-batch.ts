@@ -21,8 +21,8 @@ export interface IdTurn {
   done(): void;
 }
 
-/** Writes the new leads of the batch, in its transaction. */
-export type InsertLeads = (leads: readonly StagedLead[]) => Promise<void>;
+/** Writes the new leads of the batch, in its transaction; returns their ids in the leads' order. */
+export type InsertLeads = (leads: readonly StagedLead[]) => Promise<number[]>;
 
 export interface LeadBatchWriter {
   /**
@@ -44,7 +44,7 @@ export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: numb
     db.transaction().execute((trx) =>
       fn(trx, async (leads) => {
         if (fields.readOnly) throw new Error('lead import: a dry run writes no lead');
-        await insertNewLeads(trx, inserts, leads, { campaignId, sourceFile, now });
+        return insertNewLeads(trx, inserts, leads, { campaignId, sourceFile, now });
       }),
     );
   return {

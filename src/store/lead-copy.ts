@@ -24,26 +24,28 @@ export interface StagedLead {
   nextDueAt: number | null;
   sourceLine: number;
   contacts: readonly string[] | null;
+  /** The caller's own id (API leads); null for a file's. */
+  externalId: string | null;
 }
 
 /**
  * Inserts the new leads of one batch and their contacts, in the caller's transaction on
  * `client` (`trx` must be a transaction on that same connection: withPgClient gives both).
- * Ids follow the rows' order, as the multi-row insert gave them.
+ * Ids follow the rows' order, as the multi-row insert gave them; returns them in that order.
  */
 export async function copyNewLeads(
   client: pg.PoolClient,
   trx: Kysely<Database>,
   leads: readonly StagedLead[],
   fields: { campaignId: number; sourceFile: string; now: number; idTurn?: { previous: Promise<void>; done(): void } },
-): Promise<void> {
+): Promise<number[]> {
   // One query, so in increasing order; other sessions' ids may fall between, as with INSERT.
   // With batches written side by side (import.ts), each waits for the one before it to take
   // its ids, so that leads keep the file's order (ids break ties in the dialling order).
   await fields.idTurn?.previous;
   const ids = leads.length === 0 ? { rows: [] } : await sql<{ id: number }>`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${leads.length}::integer)`.execute(trx);
   fields.idTurn?.done();
-  if (leads.length === 0) return;
+  if (leads.length === 0) return [];
   const common = `${fields.campaignId}`;
   const tail = `\t${copyField(fields.sourceFile)}`;
   const now = `${fields.now}`;
@@ -53,13 +55,14 @@ export async function copyNewLeads(
     const lead = leads[i]!;
     const id = ids.rows[i]!.id;
     leadLines.push(
-      `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\n`,
+      `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\t${copyField(lead.externalId)}\n`,
     );
     const contacts = lead.contacts ?? [];
     for (let i = 0; i < contacts.length; i++) contactLines.push(`${id}\t${i + 1}\t${copyField(contacts[i]!)}\n`);
   }
-  await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at) from stdin', leadLines);
+  await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at, external_id) from stdin', leadLines);
   if (contactLines.length > 0) await copyIn(client, 'copy lead_contacts (lead_id, position, phone_number) from stdin', contactLines);
+  return ids.rows.map((r) => Number(r.id));
 }
 
 async function copyIn(client: pg.PoolClient, statement: string, lines: string[]): Promise<void> {

@@ -33,10 +33,15 @@ export async function readImportPrior(db: Kysely<Database>, campaignId: number, 
 /** A stored lead as the import compares it with its row. */
 export interface StoredLead {
   id: number;
+  dedupe_key: string;
+  phone_number: string;
   state: string;
   variables_json: string;
   timezone: string | null;
+  external_id: string | null;
 }
+
+const STORED_LEAD = ['id', 'dedupe_key', 'phone_number', 'state', 'variables_json', 'timezone', 'external_id'] as const;
 
 /** The campaign's leads with these dedupe keys, by key (each row as read: no copy per lead, a re-import looks up every row). */
 export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number, keys: readonly string[]): Promise<Map<string, StoredLead>> {
@@ -44,13 +49,60 @@ export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number,
   for (let i = 0; i < keys.length; i += KEY_CHUNK) {
     const rows = await db
       .selectFrom('leads')
-      .select(['id', 'dedupe_key', 'state', 'variables_json', 'timezone'])
+      .select(STORED_LEAD)
       .where('campaign_id', '=', campaignId)
       .where('dedupe_key', 'in', keys.slice(i, i + KEY_CHUNK))
       .execute();
     for (const lead of rows) found.set(lead.dedupe_key, lead);
   }
   return found;
+}
+
+/** The campaign's leads with these external ids (API leads), by external id. */
+export async function leadsByExternalId(db: Kysely<Database>, campaignId: number, externalIds: readonly string[]): Promise<Map<string, StoredLead>> {
+  const found = new Map<string, StoredLead>();
+  for (let i = 0; i < externalIds.length; i += KEY_CHUNK) {
+    const rows = await db
+      .selectFrom('leads')
+      .select(STORED_LEAD)
+      .where('campaign_id', '=', campaignId)
+      .where('external_id', 'in', externalIds.slice(i, i + KEY_CHUNK))
+      .execute();
+    for (const lead of rows) found.set(lead.external_id!, lead);
+  }
+  return found;
+}
+
+/**
+ * What an API item changes of a lead not yet called besides its variables, timezone and
+ * secondary numbers: its number (and so its dedupe key), its state (an invalid lead fixed,
+ * or a new number on the suppression list) and its external id (a lead from a file that a
+ * caller now names).
+ */
+export interface LeadIdentity {
+  phoneNumber: string;
+  dedupeKey: string;
+  externalId: string | null;
+  state: 'pending' | 'suppressed';
+  stateReason: string | null;
+  nextDueAt: number | null;
+}
+
+/** Sets a lead's number, dedupe key, state and external id (an API item's update; refreshPendingLead does the rest). */
+export async function setLeadIdentity(db: Kysely<Database>, leadId: number, identity: LeadIdentity, now: number): Promise<void> {
+  await db
+    .updateTable('leads')
+    .set({
+      phone_number: identity.phoneNumber,
+      dedupe_key: identity.dedupeKey,
+      external_id: identity.externalId,
+      state: identity.state,
+      state_reason: identity.stateReason,
+      next_due_at: identity.nextDueAt,
+      updated_at: now,
+    })
+    .where('id', '=', leadId)
+    .execute();
 }
 
 /** Deletes leads by id (an import's placeholders of rows that were invalid and are fixed now). */
@@ -98,4 +150,9 @@ export async function refreshPendingLead(
       .values(fields.secondary.map((phone_number, i) => ({ lead_id: leadId, position: i + 1, phone_number })))
       .execute();
   }
+}
+
+/** Names a lead by the caller's id (a stored lead a caller posts again under its own id). */
+export async function setExternalId(db: Kysely<Database>, leadId: number, externalId: string, now: number): Promise<void> {
+  await db.updateTable('leads').set({ external_id: externalId, updated_at: now }).where('id', '=', leadId).execute();
 }

@@ -78,6 +78,8 @@ export interface LeadsTable {
   source_line: number | null;
   created_at: number;
   updated_at: number;
+  /** The caller's own id of a lead posted through the API, unique per campaign (migration 0015); null otherwise. */
+  external_id: Generated<string | null>;
 }
 
 /** A lead's secondary numbers (positions 1..); the primary (position 0) is `leads.phone_number` (migration 0009). */
@@ -215,6 +217,20 @@ export interface PredialCountsTable {
   last_failure_detail: string | null;
 }
 
+/** The answer to an API request that carried an Idempotency-Key (migration 0015; src/store/idempotency.ts). */
+export interface ApiIdempotencyTable {
+  /** The API key's name; '' when the API runs without keys. */
+  owner: string;
+  idempotency_key: string;
+  request_hash: string;
+  status: number;
+  response_json: string;
+  /** Epoch ms. */
+  created_at: number;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -233,6 +249,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   api_keys: ApiKeysTable;
   predial_counts: PredialCountsTable;
+  api_idempotency: ApiIdempotencyTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;
