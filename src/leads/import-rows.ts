@@ -188,8 +188,11 @@ function numberOf(row: PlannedRow): string {
   return row.result.ok ? row.result.lead.phoneNumber : row.result.phoneText;
 }
 
+/** States in which a lead was (or is being) called. */
+const CALLED = new Set(['calling', 'retry-scheduled', 'completed', 'reached-max-retries']);
+
 function alreadyCalled(state: string): string {
-  return `already called (state ${state}): left as it is`;
+  return CALLED.has(state) ? `already called (state ${state}): left as it is` : `the lead is ${state}: left as it is`;
 }
 
 function sameNumberAs(lead: StoredLead): string {

@@ -2,19 +2,18 @@ import pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { redactUrls } from './dialect.js';
+import { SLOT_CHANNEL } from './new-work.js';
 
 // LISTEN for freed slots on PostgreSQL (migration 0008 notifies `campaignd_slot` when an
-// attempt leaves the live states, whichever instance recorded it). The active instance
+// attempt leaves the live states, whichever instance recorded it), and for leads posted
+// through the API on any instance (new-work.ts). The active instance
 // wakes its dialer on each, so a webhook that reached a standby refills the slot as fast
 // as one that reached the active instance. LISTEN needs a session of its own: a plain
 // client beside the pool, reconnected after a failure (the engine's own timers still
 // refill slots meanwhile, only later).
 
-/**
- * The channel migration 0008's trigger notifies. The migration keeps its own copy (migrations
- * are frozen; live code does not import them); the PostgreSQL HA test listens on this one.
- */
-export const SLOT_CHANNEL = 'campaignd_slot';
+/** The channel (new-work.ts): freed slots and leads posted through the API on any instance. The PostgreSQL HA test listens on this one. */
+export { SLOT_CHANNEL };
 
 export interface WakeupListener {
   close(): Promise<void>;

@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { CallResultRow } from './results-types.js';
+import type { AttemptRow, Database, LeadRow } from './types.js';
+
+// One lead as the API shows it (GET /leads/{id} and the lookups by external id or number):
+// its row, its campaign's name, its secondary numbers, its attempts in order and the result
+// of its latest call that has one; and the change of its variables (PATCH).
+
+export interface LeadView {
+  lead: LeadRow;
+  campaign: string;
+  secondary: string[];
+  attempts: AttemptRow[];
+  /** The result of the latest attempt that has one. */
+  result: CallResultRow | null;
+}
+
+/** The lead with this id, or undefined. */
+export async function leadView(db: Kysely<Database>, id: number): Promise<LeadView | undefined> {
+  const lead = await db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!lead) return undefined;
+  const [campaign, contacts, attempts, result] = await Promise.all([
+    db.selectFrom('campaigns').select('name').where('id', '=', lead.campaign_id).executeTakeFirstOrThrow(),
+    db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', id).where('position', '>=', 1).orderBy('position').execute(),
+    db.selectFrom('attempts').selectAll().where('lead_id', '=', id).orderBy('id').execute(),
+    db.selectFrom('call_results').selectAll().where('lead_id', '=', id).orderBy('attempt_id', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  return { lead, campaign: campaign.name, secondary: contacts.map((c) => c.phone_number), attempts, result: result ?? null };
+}
+
+/** Ids of the campaign's leads with this external id (one at most) or this number (several when the campaign allows duplicates), oldest first. */
+export async function leadIdsBy(db: Kysely<Database>, campaignId: number, by: { externalId: string } | { phoneNumber: string }): Promise<number[]> {
+  let query = db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId);
+  query = 'externalId' in by ? query.where('external_id', '=', by.externalId) : query.where('phone_number', '=', by.phoneNumber);
+  const rows = await query.orderBy('id').limit(MAX_MATCHES).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** Leads one lookup returns at most. */
+export const MAX_MATCHES = 100;
+
+export type VariablesChange = { kind: 'not-found' } | { kind: 'live' } | { kind: 'changed'; variables: Record<string, string> };
+
+/** Tries of a change that met a concurrent one (the variables moved between the read and the write). */
+const CHANGE_ATTEMPTS = 5;
+
+/**
+ * Applies `change` to a lead's variables unless the lead is in a call (`calling`: the call
+ * was placed with the variables it had). A compare-and-set on the stored JSON and the
+ * state, so that neither a concurrent change nor a claim committed in between is lost; on
+ * PostgreSQL the UPDATE waits for a claim's row lock and then sees `calling`.
+ */
+export async function changeLeadVariables(
+  db: Kysely<Database>,
+  id: number,
+  change: (current: Record<string, string>) => Record<string, string>,
+  now: number,
+): Promise<VariablesChange> {
+  for (let attempt = 1; ; attempt++) {
+    const lead = await db.selectFrom('leads').select(['state', 'variables_json']).where('id', '=', id).executeTakeFirst();
+    if (!lead) return { kind: 'not-found' };
+    if (lead.state === 'calling') return { kind: 'live' };
+    const variables = change(parseVariables(lead.variables_json));
+    const result = await db
+      .updateTable('leads')
+      .set({ variables_json: JSON.stringify(variables), updated_at: now })
+      .where('id', '=', id)
+      .where('state', '<>', 'calling')
+      .where('variables_json', '=', lead.variables_json)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1) return { kind: 'changed', variables };
+    if (attempt >= CHANGE_ATTEMPTS) return { kind: 'live' };
+  }
+}
+
+/** A lead's stored variables (a JSON object of strings); {} when unreadable. */
+export function parseVariables(json: string): Record<string, string> {
+  try {
+    const value: unknown = JSON.parse(json);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, string>;
+  } catch {
+    // stored by campaignd itself: never expected
+  }
+  return {};
+}
