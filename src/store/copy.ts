@@ -33,6 +33,8 @@ export const COPY_ORDER = [
   // a loopback API does not open up for want of keys). Dashboard sessions are not copied:
   // signing in again is cheap.
   'api_keys',
+  // answers under an Idempotency-Key: a client's retry after the move still finds its answer
+  'api_idempotency',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables whose `id` comes from a sequence on PostgreSQL, to be moved past the copied ids. */
