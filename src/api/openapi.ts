@@ -26,6 +26,7 @@ function problemStatuses(route: Route): Record<number, string> {
     out[415] = 'The body is not JSON.';
     out[422] = 'The body does not fit its schema; `errors` lists each field.';
   }
+  Object.assign(out, route.problems);
   out[500] = 'campaignd failed; the daemon log says why.';
   return out;
 }

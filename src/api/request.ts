@@ -47,7 +47,12 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], root: string): 
   const out: FieldError[] = [];
   for (const issue of issues) {
     const at = root + issue.path.map((p) => `/${escapePointer(String(p))}`).join('');
-    if (issue.code === 'unrecognized_keys') {
+    // A union (one lead or an array of them): the errors of the branch the value's type
+    // chose, rather than zod's bare "Invalid input".
+    const branch = issue.code === 'invalid_union' ? issue.errors.find((errs) => !(errs.length === 1 && errs[0]!.code === 'invalid_type' && errs[0]!.path.length === 0)) : undefined;
+    if (branch) {
+      out.push(...fieldErrors(branch, at));
+    } else if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ pointer: `${at}/${escapePointer(key)}`, message: 'unknown field' });
     } else {
       out.push({ pointer: at, message: issue.message });

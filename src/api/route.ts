@@ -50,6 +50,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   headers?: { name: string; description: string }[];
   /** Success answers; the problem answers are added by the document for every route. */
   responses: Record<number, ResponseSpec>;
+  /** Problem answers of this route beyond those every route can give (409…), with what each means. */
+  problems?: Record<number, string>;
   handle(ctx: RouteContext<P, Q, B>): Promise<RouteAnswer>;
 }
 

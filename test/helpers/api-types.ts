@@ -102,6 +102,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{name}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A campaign's leads with your external_id, or with a phone number
+         * @description Exactly one of `external_id` or `phone_number` (read as a lead file reads it, with the campaign's default country). A number may match several leads when the campaign allows duplicates.
+         */
+        get: operations["findLeads"];
+        put?: never;
+        /**
+         * Add one lead or up to 10,000 to a campaign
+         * @description Each lead is checked and stored exactly as a row of a lead file (default country, suppression list, duplicates; a bad number is kept as an `invalid` lead with its reason), and the answer says what became of each. A lead with an `external_id` seen before in the campaign is updated while it has not been called (its number too), else left as it is. With an `Idempotency-Key` header a retried request gets the first answer and writes nothing again (for 24 hours); the same key with another body is refused (422). All items are written in one transaction: a request that fails writes nothing.
+         */
+        post: operations["addLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One lead with its state, attempts and result */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a lead's variables (not while it is being called)
+         * @description A JSON merge patch of `variables`: a value sets one, null removes it. Refused with 409 while the lead is in a call (the call goes on with the variables it was placed with).
+         */
+        patch: operations["changeLead"];
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -123,6 +168,31 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One lead, as a row of a lead file. */
+        LeadInput: {
+            /** @description E.164 (`+4930…`), or national with `country` or the campaign's `default_country`. A number that is not one makes an `invalid` lead, kept with the reason. */
+            phone_number: string;
+            /** @description Your own id of the lead, unique in the campaign: posting it again updates the lead while it has not been called; look the lead up by it. */
+            external_id?: string;
+            /** @description Passed to the assistant with the call, as strings (numbers and booleans are written out). */
+            variables?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description Further numbers of the same person, called in this order after the first. */
+            secondary_phone_numbers?: string[];
+            /** @description IANA zone of the called person (for the campaign's lead_local_hours); else taken from the number. */
+            timezone?: string;
+            /** @description ISO 3166 alpha-2 country of a national number. */
+            country?: string;
+        };
+        /** @description One lead, or an array of up to 10,000. */
+        LeadsInput: components["schemas"]["LeadInput"] | components["schemas"]["LeadInput"][];
+        LeadPatch: {
+            /** @description JSON merge patch (RFC 7396) of the variables: a value sets one, null removes it. */
+            variables: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
         /** @description An RFC 9457 problem document (application/problem+json). */
         Problem: {
             type: string;
@@ -174,6 +244,66 @@ export interface components {
             to: string;
             /** @description False when the campaign was already in that state. */
             changed: boolean;
+        };
+        LeadsAdded: {
+            /** @description One answer per item, in the request's order. */
+            items: {
+                /** @description The lead (for a duplicate: the lead it repeats, when stored). */
+                id: number | null;
+                external_id: string | null;
+                /** @enum {string} */
+                outcome: "accepted" | "updated" | "unchanged" | "duplicate" | "suppressed" | "invalid";
+                reason: string | null;
+            }[];
+        };
+        Lead: {
+            id: number;
+            campaign: string;
+            external_id: string | null;
+            phone_number: string;
+            secondary_phone_numbers: string[];
+            /** @enum {string} */
+            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled";
+            state_reason: string | null;
+            variables: {
+                [key: string]: string;
+            };
+            timezone: string | null;
+            next_due_at: string | null;
+            /** @description ISO 8601, UTC. */
+            created_at: string;
+            /** @description ISO 8601, UTC. */
+            updated_at: string;
+            attempts: {
+                id: number;
+                phone_number: string;
+                state: string;
+                call_status: string | null;
+                outcome: string | null;
+                detail: string | null;
+                /** @description ISO 8601, UTC. */
+                created_at: string;
+                ended_at: string | null;
+            }[];
+            /** @description The result of the lead's latest call that has one. */
+            result: {
+                attempt_id: number;
+                call_id: string | null;
+                status: string | null;
+                answered_by: string | null;
+                duration_seconds: number | null;
+                started_at: string | null;
+                ended_at: string | null;
+                cost: number | null;
+                recording_url: string | null;
+                transcript: unknown;
+                extracted: unknown;
+                evaluation: unknown;
+            } | null;
+        };
+        LeadList: {
+            /** @description Oldest first; empty when none matches. */
+            leads: components["schemas"]["Lead"][];
         };
         /** @description This document. */
         OpenApiDocument: {
@@ -541,6 +671,335 @@ export interface operations {
             };
             /** @description What the path names does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    findLeads: {
+        parameters: {
+            query?: {
+                external_id?: string;
+                phone_number?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching leads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadList"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string of 1–255 visible ASCII characters, new for each new request; kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadsInput"];
+            };
+        };
+        responses: {
+            /** @description What became of each item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadsAdded"];
+                };
+            };
+            /** @description Malformed JSON, or a body nested too deeply. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A read key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 10 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not fit its schema (`errors` lists each field; more than 10,000 items is one such), or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lead id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lead id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadPatch"];
+            };
+        };
+        responses: {
+            /** @description The lead as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description Malformed JSON, or a body nested too deeply. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A read key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The lead is being called. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 10 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not fit its schema; `errors` lists each field. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

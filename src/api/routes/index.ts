@@ -1,7 +1,8 @@
 import type { Route } from '../route.js';
 import { campaignRoutes } from './campaigns.js';
+import { leadRoutes } from './leads.js';
 import { metaRoutes } from './meta.js';
 
 // Every route of /api/v1, in the order the OpenAPI document lists them.
 
-export const apiRoutes: readonly Route[] = [...campaignRoutes, ...metaRoutes(() => apiRoutes)];
+export const apiRoutes: readonly Route[] = [...campaignRoutes, ...leadRoutes, ...metaRoutes(() => apiRoutes)];

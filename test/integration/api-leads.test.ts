@@ -1,0 +1,153 @@
+// The API's lead routes through the generated client on a running stack (store, engine,
+// simulator), every answer checked against the OpenAPI document the server serves.
+import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient, fetchOpenApi, rawRequest, ResponseChecker, type ApiClient } from '../helpers/api.js';
+import { phoneNumbers, startStack, waitUntil, type Stack, type StackOptions } from '../helpers/stack.js';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function start(opts: Partial<StackOptions> = {}): Promise<{ stack: Stack; checker: ResponseChecker; api: ApiClient }> {
+  stack = await startStack({
+    campaigns: [{ name: 'spring', leads: [{ phone: '+12025550999' }], settings: { defaultCountry: 'US' } }],
+    startEngine: false,
+    api: true,
+    ...opts,
+  });
+  const checker = new ResponseChecker(await fetchOpenApi(stack.httpUrl));
+  return { stack, checker, api: apiClient(stack.httpUrl, checker) };
+}
+
+const spring = { params: { path: { name: 'spring' } } };
+
+async function leadCount(s: Stack): Promise<number> {
+  const row = await s.db.selectFrom('leads').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A raw POST of leads (what the generated client will not send), its answer checked all the same. */
+function postRaw(checker: ResponseChecker, s: Stack, body: string, headers: Record<string, string> = {}) {
+  return rawRequest(checker, s.httpUrl, 'POST', '/api/v1/campaigns/{name}/leads', '/api/v1/campaigns/spring/leads', { body, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+describe('API: leads', () => {
+  it('adds one lead, finds it by id, external_id and number, changes its variables', async () => {
+    const { stack, api } = await start();
+    const added = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: '(202) 555-0100', external_id: 'crm-4711', variables: { first_name: 'Ada', age: 36, vip: true } } });
+    expect(added.response.status).toBe(200);
+    const [item] = added.data!.items;
+    expect(item).toMatchObject({ external_id: 'crm-4711', outcome: 'accepted', reason: null });
+    const id = item!.id!;
+
+    const one = await api.GET('/api/v1/leads/{id}', { params: { path: { id } } });
+    expect(one.data).toMatchObject({ id, campaign: 'spring', external_id: 'crm-4711', phone_number: '+12025550100', state: 'pending', variables: { first_name: 'Ada', age: '36', vip: 'true' }, attempts: [], result: null });
+    const byExternal = await api.GET('/api/v1/campaigns/{name}/leads', { params: { path: { name: 'spring' }, query: { external_id: 'crm-4711' } } });
+    expect(byExternal.data!.leads.map((l) => l.id)).toEqual([id]);
+    // The number is read as a lead file reads it (the campaign's default country).
+    const byNumber = await api.GET('/api/v1/campaigns/{name}/leads', { params: { path: { name: 'spring' }, query: { phone_number: '202-555-0100' } } });
+    expect(byNumber.data!.leads.map((l) => l.id)).toEqual([id]);
+    const none = await api.GET('/api/v1/campaigns/{name}/leads', { params: { path: { name: 'spring' }, query: { external_id: 'nobody' } } });
+    expect(none.data).toEqual({ leads: [] });
+
+    const patched = await api.PATCH('/api/v1/leads/{id}', { params: { path: { id } }, body: { variables: { age: null, plan: 'gold' } } });
+    expect(patched.response.status).toBe(200);
+    expect(patched.data!.variables).toEqual({ first_name: 'Ada', vip: 'true', plan: 'gold' });
+    // While it is being called: 409, nothing changed.
+    await stack.db.updateTable('leads').set({ state: 'calling' }).where('id', '=', id).execute();
+    const live = await api.PATCH('/api/v1/leads/{id}', { params: { path: { id } }, body: { variables: { plan: 'none' } } });
+    expect(live.response.status).toBe(409);
+    expect(live.error).toMatchObject({ status: 409, title: 'Conflict' });
+    expect((await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data!.variables.plan).toBe('gold');
+
+    expect((await api.GET('/api/v1/leads/{id}', { params: { path: { id: 999_999 } } })).response.status).toBe(404);
+    expect((await api.PATCH('/api/v1/leads/{id}', { params: { path: { id: 999_999 } }, body: { variables: {} } })).response.status).toBe(404);
+  });
+
+  it('answers per item for an array, with the rules of a lead file', async () => {
+    const { api } = await start();
+    const [a, b] = phoneNumbers(2, 100);
+    const added = await api.POST('/api/v1/campaigns/{name}/leads', {
+      ...spring,
+      body: [
+        { phone_number: a!, external_id: 'x1' },
+        { phone_number: 'not a number', external_id: 'x2' },
+        { phone_number: a!, external_id: 'x3' },
+        { phone_number: '+12025550999' },
+        { phone_number: b!, timezone: 'Mars/Olympus' },
+      ],
+    });
+    expect(added.data!.items.map((i) => [i.outcome, i.reason])).toEqual([
+      ['accepted', null],
+      ['invalid', 'not a phone number'],
+      ['duplicate', 'same number as item 0'],
+      // The lead from the campaign's file, not called yet, takes the item's data (as a file row imported again would).
+      ['updated', null],
+      ['invalid', 'unknown timezone "Mars/Olympus"'],
+    ]);
+    // A posted external_id updates its lead while it is not called.
+    const again = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: a!, external_id: 'x1', variables: { note: 'new' } } });
+    expect(again.data!.items[0]).toMatchObject({ id: added.data!.items[0]!.id, outcome: 'updated' });
+  });
+
+  it('refuses what it should as problem documents, and writes nothing then', async () => {
+    const { stack, checker, api } = await start();
+    const before = await leadCount(stack);
+    const unknown = await postRaw(checker, stack, JSON.stringify([{ phone_number: '+12025550100', nickname: 'Ada' }]));
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual([{ pointer: '/0/nickname', message: 'unknown field' }]);
+    const wrongType = await postRaw(checker, stack, JSON.stringify({ phone_number: 12025550100 }));
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.errors[0].pointer).toBe('/phone_number');
+    const nested = await postRaw(checker, stack, JSON.stringify({ phone_number: '+12025550100', variables: { a: { b: 1 } } }));
+    expect(nested.status).toBe(422);
+    expect((await postRaw(checker, stack, '[]')).status).toBe(422);
+    expect((await postRaw(checker, stack, '{"phone_number":')).status).toBe(400);
+    const tooMany = await postRaw(checker, stack, JSON.stringify(Array.from({ length: 10_001 }, (_, i) => ({ phone_number: `+1202${String(5000000 + i)}` }))));
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.detail).toMatch(/at most 10,000 leads per request/);
+    const missing = await api.POST('/api/v1/campaigns/{name}/leads', { params: { path: { name: 'winter' } }, body: { phone_number: '+12025550100' } });
+    expect(missing.response.status).toBe(404);
+    const badKey = await postRaw(checker, stack, JSON.stringify({ phone_number: '+12025550100' }), { 'Idempotency-Key': 'ü' });
+    expect(badKey.status).toBe(400);
+    expect(await leadCount(stack)).toBe(before);
+    const lookupBoth = await api.GET('/api/v1/campaigns/{name}/leads', { params: { path: { name: 'spring' }, query: { external_id: 'a', phone_number: '+12025550100' } } });
+    expect(lookupBoth.response.status).toBe(400);
+    const unknownPatch = await rawRequest(checker, stack.httpUrl, 'PATCH', '/api/v1/leads/{id}', '/api/v1/leads/1', { body: JSON.stringify({ variables: {}, state: 'completed' }), headers: { 'Content-Type': 'application/json' } });
+    expect(unknownPatch.status).toBe(422);
+  });
+
+  it('Idempotency-Key: a retry gets the first answer and writes nothing; another body with the key is refused', async () => {
+    const { stack, checker } = await start();
+    const body = JSON.stringify(phoneNumbers(300, 200).map((phone_number, i) => ({ phone_number, external_id: `r${i}` })));
+    const headers = { 'Idempotency-Key': 'order-77' };
+    // Two at once, then a late retry: one writes, the others answer with its answer.
+    const [first, second] = await Promise.all([postRaw(checker, stack, body, headers), postRaw(checker, stack, body, headers)]);
+    const retry = await postRaw(checker, stack, body, headers);
+    expect([first.status, second.status, retry.status]).toEqual([200, 200, 200]);
+    expect(second.body).toEqual(first.body);
+    expect(retry.body).toEqual(first.body);
+    expect(first.body.items.every((i: { outcome: string }) => i.outcome === 'accepted')).toBe(true);
+    expect([first.headers.get('idempotent-replayed'), second.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await leadCount(stack)).toBe(301);
+    const other = await postRaw(checker, stack, JSON.stringify({ phone_number: '+12025550111' }), headers);
+    expect(other.status).toBe(422);
+    expect(other.body.title).toBe('Idempotency key reused');
+    expect(await leadCount(stack)).toBe(301);
+  });
+
+  it('a posted lead is called at once by a running campaign with a free slot', async () => {
+    // Real time (scale 1): without the wake-up the engine would look again only after its idle sleep (30 s).
+    const { stack, api } = await start({ scale: 1, startEngine: true, campaigns: [{ name: 'spring', leads: [], settings: { markCompleteWhenNoLeads: false } }] });
+    await waitUntil(() => stack.engine !== null);
+    const [phone] = phoneNumbers(1, 500);
+    const sent = Date.now();
+    const added = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone! } });
+    expect(added.data!.items[0]!.outcome).toBe('accepted');
+    await waitUntil(() => stack.simCalls().some((c) => c.client_phone_number === phone), { timeoutMs: 5000 });
+    expect(Date.now() - sent).toBeLessThan(1000);
+  });
+});
