@@ -2,7 +2,7 @@
 // simulator), every answer checked against the OpenAPI document the server serves.
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient, fetchOpenApi, rawRequest, ResponseChecker, type ApiClient } from '../helpers/api.js';
-import { phoneNumbers, startStack, waitUntil, type Stack, type StackOptions } from '../helpers/stack.js';
+import { allSucceed, phoneNumbers, startStack, waitUntil, type Stack, type StackOptions } from '../helpers/stack.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -149,5 +149,22 @@ describe('API: leads', () => {
     expect(added.data!.items[0]!.outcome).toBe('accepted');
     await waitUntil(() => stack.simCalls().some((c) => c.client_phone_number === phone), { timeoutMs: 5000 });
     expect(Date.now() - sent).toBeLessThan(1000);
+  });
+
+  it('shows a called lead with its attempts and its result', async () => {
+    const [phone] = phoneNumbers(1, 600);
+    const { stack, api } = await start({ startEngine: true, fixedOutcomes: allSucceed([phone!]), campaigns: [{ name: 'spring', leads: [], settings: { markCompleteWhenNoLeads: false } }] });
+    const added = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone!, external_id: 'called' } });
+    const id = added.data!.items[0]!.id!;
+    await waitUntil(async () => (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data?.state === 'completed');
+    await waitUntil(async () => (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data?.result !== null);
+    const lead = (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data!;
+    expect(lead.attempts).toHaveLength(1);
+    expect(lead.attempts[0]).toMatchObject({ phone_number: phone, outcome: 'success' });
+    expect(lead.result).toMatchObject({ attempt_id: lead.attempts[0]!.id, status: 'completed', answered_by: 'human' });
+    // Called: posting its external_id again changes nothing, and says why.
+    const late = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone!, external_id: 'called', variables: { late: 'yes' } } });
+    expect(late.data!.items[0]).toMatchObject({ id, outcome: 'unchanged', reason: 'already called (state completed): left as it is' });
+    await stack.stopEngine();
   });
 });
