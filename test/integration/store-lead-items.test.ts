@@ -158,6 +158,21 @@ describe(`leads posted as items (${testDialect})`, () => {
     expect((await stored(apiCampaign))[0]).toMatchObject({ phone: '+15555550100', state: 'pending' });
   });
 
+  it('with allow_duplicates: one lead per item, and an external_id still names its lead; a new number on the list suppresses it', async () => {
+    const dup = api(apiCampaign, true);
+    const first = await importLeadItems(handle.db, dup, [{ phone_number: '+15555550100', external_id: 'a' }, { phone_number: '+15555550100', external_id: 'b' }, { phone_number: '+15555550100' }], { now: 10 });
+    expect(first.map((o) => o.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(new Set(first.map((o) => o.id)).size).toBe(3);
+    await syncSuppressions(handle.db, ['+15555550123'], 1);
+    const moved = await importLeadItems(handle.db, dup, [{ phone_number: '+15555550123', external_id: 'a' }], { now: 20 });
+    expect(moved[0]).toMatchObject({ id: first[0]!.id, outcome: 'suppressed', reason: 'on the suppression list' });
+    expect((await stored(apiCampaign)).map((l) => [l.externalId, l.phone, l.state])).toEqual([
+      ['a', '+15555550123', 'suppressed'],
+      ['b', '+15555550100', 'pending'],
+      [null, '+15555550100', 'pending'],
+    ]);
+  });
+
   it('writes nothing when the request fails part way (one transaction)', async () => {
     const items = Array.from({ length: 50 }, (_, i) => ({ phone_number: `+1555555${String(1000 + i)}` }));
     await expect(
