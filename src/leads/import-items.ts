@@ -37,7 +37,7 @@ export async function importLeadItems(db: Kysely<Database>, campaign: ImportCamp
   // Dedupe keys of this request's invalid items (and of every item when the campaign
   // allows duplicates) must never meet another request's: a prefix of their own.
   const keyPrefix = `api:${crypto.randomUUID()}`;
-  const screen = new RowScreen(campaign, keyPrefix);
+  const screen = new RowScreen(campaign, keyPrefix, items.length);
   const planned: PlannedRow[] = [];
   const repeats = new Map<number, { by: string; line: number }>();
   for (const result of results) {

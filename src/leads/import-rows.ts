@@ -61,13 +61,17 @@ export type Repeat = { by: 'number'; line: number } | { by: 'external_id'; line:
 
 /** Duplicates within one source (a file, a request), in the memory of a PhoneSet. */
 export class RowScreen {
-  private readonly numbers = new PhoneSet();
+  private readonly numbers: PhoneSet;
   private readonly externalIds = new Map<string, number>();
 
+  /** `expectedRows`: known for an API request, so that one lead does not get a table for a file's. */
   constructor(
     private readonly campaign: RowCampaign,
     private readonly keyPrefix: string,
-  ) {}
+    expectedRows?: number,
+  ) {
+    this.numbers = new PhoneSet(expectedRows);
+  }
 
   /** The earlier row this one repeats, or undefined when it goes on to the store. */
   repeatOf(result: ReadLeadResult): Repeat | undefined {

@@ -8,11 +8,19 @@ const EMPTY = 0; // no E.164 number is 0
 
 /** Remembers E.164 numbers and where each was first seen. */
 export class PhoneSet {
-  private table = new Float64Array(1 << 16);
-  private lines = new Uint32Array(1 << 16);
-  private mask = (1 << 16) - 1;
+  private table: Float64Array;
+  private lines: Uint32Array;
+  private mask: number;
   private count = 0;
   private readonly long = new Map<string, number>();
+
+  /** `expected`: how many numbers may come (an API request knows; a file does not): the table starts at twice that, 64 Ki slots at most, and grows. */
+  constructor(expected?: number) {
+    const size = expected === undefined ? 1 << 16 : Math.min(1 << 16, Math.max(16, 2 ** Math.ceil(Math.log2(expected * 2))));
+    this.table = new Float64Array(size);
+    this.lines = new Uint32Array(size);
+    this.mask = size - 1;
+  }
 
   /** Adds `e164`; returns false when it was already there. */
   add(e164: string): boolean {

@@ -50,4 +50,12 @@ describe('PhoneSet.addAt', () => {
     expect(set.addAt('+4930123456789012', 9)).toBe(7);
     expect(set.size).toBe(100_001);
   });
+
+  it('starts small when told how many numbers may come (one lead posted), and grows past that', () => {
+    const set = new PhoneSet(1);
+    const numbers = Array.from({ length: 1000 }, (_, i) => `+1555${String(2_000_000 + i)}`);
+    numbers.forEach((n, i) => expect(set.addAt(n, i + 1)).toBeUndefined());
+    numbers.forEach((n, i) => expect(set.addAt(n, 0)).toBe(i + 1));
+    expect(set.size).toBe(1000);
+  });
 });
