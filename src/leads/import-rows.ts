@@ -122,6 +122,14 @@ export async function writeRows(trx: Kysely<Database>, insert: InsertLeads, prio
   const fixed = placeholders.map((k) => existing.get(k)?.id).filter((id): id is number => id !== undefined);
   if (fixed.length > 0 && !opts.dryRun) await deleteLeadsById(trx, fixed);
 
+  // Leads an external id gives another number in this batch: a row with their old number
+  // cannot be a new lead (the number is still theirs until the batch writes) nor theirs.
+  const moving = new Set<number>();
+  for (const row of rows) {
+    const lead = row.result.externalId !== undefined ? named.get(row.result.externalId) : undefined;
+    if (lead && row.result.ok && NOT_YET_CALLED.has(lead.state) && !campaign.allowDuplicates && row.key !== lead.dedupe_key) moving.add(lead.id);
+  }
+
   // Decide each row against what is stored: new, an update of a stored lead, or settled now.
   const fresh: number[] = [];
   const updates: { index: number; lead: StoredLead; externalId: string | null; newKey: string }[] = [];
@@ -149,6 +157,8 @@ export async function writeRows(trx: Kysely<Database>, insert: InsertLeads, prio
     }
     if (!result.ok) {
       outcomes[index] = { id: stored.id, outcome: 'invalid', reason: result.reason };
+    } else if (moving.has(stored.id)) {
+      outcomes[index] = { id: stored.id, outcome: 'duplicate', reason: `${sameNumberAs(stored)}, which takes another number in this request` };
     } else if (externalId !== null && stored.external_id !== null && stored.external_id !== externalId) {
       outcomes[index] = { id: stored.id, outcome: 'duplicate', reason: sameNumberAs(stored) };
     } else if (stored.state !== 'pending') {

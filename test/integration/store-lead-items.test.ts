@@ -158,6 +158,19 @@ describe(`leads posted as items (${testDialect})`, () => {
     expect((await stored(apiCampaign))[0]).toMatchObject({ phone: '+15555550100', state: 'pending' });
   });
 
+  it('a lead moved to another number by its external_id keeps the request from reusing its old number', async () => {
+    const [first] = await importLeadItems(handle.db, api(), [{ phone_number: '+15555550100', external_id: 'm' }], { now: 10 });
+    const moved = await importLeadItems(handle.db, api(), [{ phone_number: '+15555550100', variables: { who: 'other' } }, { phone_number: '+15555550101', external_id: 'm' }], { now: 20 });
+    expect(moved.map((o) => [o.id, o.outcome])).toEqual([
+      [first!.id, 'duplicate'],
+      [first!.id, 'updated'],
+    ]);
+    expect(await stored(apiCampaign)).toEqual([{ phone: '+15555550101', state: 'pending', reason: null, variables: {}, timezone: null, contacts: [], externalId: 'm' }]);
+    // The old number is free once that request is written.
+    const [again] = await importLeadItems(handle.db, api(), [{ phone_number: '+15555550100' }], { now: 30 });
+    expect(again).toMatchObject({ outcome: 'accepted' });
+  });
+
   it('with allow_duplicates: one lead per item, and an external_id still names its lead; a new number on the list suppresses it', async () => {
     const dup = api(apiCampaign, true);
     const first = await importLeadItems(handle.db, dup, [{ phone_number: '+15555550100', external_id: 'a' }, { phone_number: '+15555550100', external_id: 'b' }, { phone_number: '+15555550100' }], { now: 10 });
