@@ -87,6 +87,8 @@ const HEARTBEAT_MS = 2_000;
 /** How long a lost lease leaves in-flight make_call requests to finish before they are left to the next active instance. */
 const STANDBY_GRACE_MS = 2_000;
 const CHECKPOINT_MS = 10_000;
+/** PostgreSQL connections of the API (beside the engine's one and the lease's). */
+const API_CONNECTIONS = 4;
 
 /** Opens the store, syncs the config into it, and starts the engine and the HTTP surface. */
 export async function startApp(opts: AppOptions): Promise<App> {
@@ -192,6 +194,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
     let httpServer: HttpServerHandle | null = null;
     if (opts.http !== false) {
+      // On PostgreSQL the API answers on connections of its own: its requests on the engine's
+      // one connection (a lead POST is some ten round trips) would queue the dial loop's claims
+      // behind them. SQLite's one connection answers each statement at once.
+      const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { maxConnections: API_CONNECTIONS }) : store;
+      if (apiStore !== store) cleanups.push(() => apiStore.close());
       httpServer = await startHttpServer({
         host: daemon.http.host,
         port: daemon.http.port,
@@ -229,11 +236,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
         }),
         api: createApi(
           {
-            db,
+            db: apiStore.db,
             clock,
             logger,
             wake: () => engine.wake(),
-            authorize: createAuthorizer({ db, clock, loopback: isLoopback(daemon.http.host) }),
+            authorize: createAuthorizer({ db: apiStore.db, clock, loopback: isLoopback(daemon.http.host) }),
             version: opts.version,
             hostname: os.hostname(),
             isPidAlive: pidAlive,
