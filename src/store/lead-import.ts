@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
+import { anyText, keyParts } from './key-lists.js';
 import type { Database } from './types.js';
 
 // The lead import's reads and updates of leads already stored (src/leads/import.ts decides,
 // this module asks and writes). New leads are written by lead-batch.ts.
 
-/** Dedupe keys per lookup. */
-const KEY_CHUNK = 1024;
 /** Ids per `in (…)` list: a whole batch of an import in one statement, under SQLite's 32,766 parameters. */
 const ID_CHUNK = 10_000;
 
@@ -46,13 +46,9 @@ const STORED_LEAD = ['id', 'dedupe_key', 'phone_number', 'state', 'variables_jso
 /** The campaign's leads with these dedupe keys, by key (each row as read: no copy per lead, a re-import looks up every row). */
 export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number, keys: readonly string[]): Promise<Map<string, StoredLead>> {
   const found = new Map<string, StoredLead>();
-  for (let i = 0; i < keys.length; i += KEY_CHUNK) {
-    const rows = await db
-      .selectFrom('leads')
-      .select(STORED_LEAD)
-      .where('campaign_id', '=', campaignId)
-      .where('dedupe_key', 'in', keys.slice(i, i + KEY_CHUNK))
-      .execute();
+  for (const part of keyParts(db, keys)) {
+    const query = db.selectFrom('leads').select(STORED_LEAD).where('campaign_id', '=', campaignId);
+    const rows = await (isPostgres(db) ? query.where('dedupe_key', '=', anyText(part)) : query.where('dedupe_key', 'in', part)).execute();
     for (const lead of rows) found.set(lead.dedupe_key, lead);
   }
   return found;
@@ -61,13 +57,9 @@ export async function leadsByDedupeKey(db: Kysely<Database>, campaignId: number,
 /** The campaign's leads with these external ids (API leads), by external id. */
 export async function leadsByExternalId(db: Kysely<Database>, campaignId: number, externalIds: readonly string[]): Promise<Map<string, StoredLead>> {
   const found = new Map<string, StoredLead>();
-  for (let i = 0; i < externalIds.length; i += KEY_CHUNK) {
-    const rows = await db
-      .selectFrom('leads')
-      .select(STORED_LEAD)
-      .where('campaign_id', '=', campaignId)
-      .where('external_id', 'in', externalIds.slice(i, i + KEY_CHUNK))
-      .execute();
+  for (const part of keyParts(db, externalIds)) {
+    const query = db.selectFrom('leads').select(STORED_LEAD).where('campaign_id', '=', campaignId);
+    const rows = await (isPostgres(db) ? query.where('external_id', '=', anyText(part)) : query.where('external_id', 'in', part)).execute();
     for (const lead of rows) found.set(lead.external_id!, lead);
   }
   return found;

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
+import { anyText, keyParts } from './key-lists.js';
 import { DUE_LEAD_STATES, type Database } from './types.js';
 
 // The do-not-call list. The file is the source of truth for rows with source 'file':
@@ -46,11 +48,12 @@ export async function isSuppressed(db: Kysely<Database>, phone: string): Promise
   return row !== undefined;
 }
 
-/** Of `phones`, those on the do-not-call list (one query per 500 numbers). */
+/** Of `phones`, those on the do-not-call list (one query on PostgreSQL, one per 500 numbers on SQLite). */
 export async function suppressedAmong(db: Kysely<Database>, phones: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < phones.length; i += CHUNK) {
-    const rows = await db.selectFrom('suppressions').select('phone_number').where('phone_number', 'in', phones.slice(i, i + CHUNK)).execute();
+  for (const part of keyParts(db, phones, CHUNK)) {
+    const query = db.selectFrom('suppressions').select('phone_number');
+    const rows = await (isPostgres(db) ? query.where('phone_number', '=', anyText(part)) : query.where('phone_number', 'in', part)).execute();
     for (const r of rows) found.add(r.phone_number);
   }
   return found;
