@@ -137,7 +137,8 @@ export interface paths {
         get: operations["getLead"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Cancel a lead: no further attempt (a live call is not cut) */
+        delete: operations["cancelLead"];
         options?: never;
         head?: never;
         /**
@@ -304,6 +305,15 @@ export interface components {
         LeadList: {
             /** @description Oldest first; empty when none matches. */
             leads: components["schemas"]["Lead"][];
+        };
+        LeadCancelled: {
+            id: number;
+            /** @enum {string} */
+            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled";
+            /** @description False when the lead was final already (nothing changed). */
+            changed: boolean;
+            /** @description A call was live: it finishes and its result is kept; no further attempt. */
+            live_call: boolean;
         };
         /** @description This document. */
         OpenApiDocument: {
@@ -883,6 +893,74 @@ export interface operations {
             };
             /** @description No key, or a key that is unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lead id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead is cancelled (or was final already). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadCancelled"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A read key on a write route. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

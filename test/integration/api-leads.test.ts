@@ -167,4 +167,18 @@ describe('API: leads', () => {
     expect(late.data!.items[0]).toMatchObject({ id, outcome: 'unchanged', reason: 'already called (state completed): left as it is' });
     await stack.stopEngine();
   });
+
+  it('cancels a lead (DELETE): no further attempt; posting it again or cancelling again leaves it so', async () => {
+    const { api } = await start();
+    const [phone] = phoneNumbers(1, 700);
+    const id = (await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone!, external_id: 'stop-me' } })).data!.items[0]!.id!;
+    const cancelled = await api.DELETE('/api/v1/leads/{id}', { params: { path: { id } } });
+    expect(cancelled.data).toEqual({ id, state: 'cancelled', changed: true, live_call: false });
+    expect((await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data).toMatchObject({ state: 'cancelled', next_due_at: null });
+    const again = await api.DELETE('/api/v1/leads/{id}', { params: { path: { id } } });
+    expect(again.data).toEqual({ id, state: 'cancelled', changed: false, live_call: false });
+    const reposted = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone!, external_id: 'stop-me', variables: { x: '1' } } });
+    expect(reposted.data!.items[0]).toMatchObject({ id, outcome: 'unchanged', reason: 'the lead is cancelled: left as it is' });
+    expect((await api.DELETE('/api/v1/leads/{id}', { params: { path: { id: 999_999 } } })).response.status).toBe(404);
+  });
 });

@@ -5,8 +5,9 @@ import type { LeadItem } from '../../leads/lead-items.js';
 import { normalisePhone } from '../../leads/phone.js';
 import { IdempotencyKeyReused, postLeads } from '../../leads/post-leads.js';
 import { getCampaignByName } from '../../store/campaigns.js';
+import { cancelLead } from '../../store/lead-cancel.js';
 import { changeLeadVariables, leadIdsBy, leadView, parseVariables, type LeadView } from '../../store/lead-view.js';
-import type { CampaignRow } from '../../store/types.js';
+import type { CampaignRow, LeadState } from '../../store/types.js';
 import type { ApiDeps } from '../deps.js';
 import { ApiProblem } from '../problem.js';
 import { defineRoute, type Route } from '../route.js';
@@ -49,7 +50,7 @@ const ItemOutcomeSchema = z.object({
 
 const PostAnswer = responseSchema('LeadsAdded', z.object({ items: z.array(ItemOutcomeSchema).meta({ description: "One answer per item, in the request's order." }) }));
 
-export const LEAD_STATES = ['pending', 'calling', 'retry-scheduled', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled'] as const;
+export const LEAD_STATES = ['pending', 'calling', 'retry-scheduled', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled'] as const satisfies readonly LeadState[];
 const iso = z.string().meta({ description: 'ISO 8601, UTC.' });
 
 const LeadSchema = responseSchema(
@@ -108,6 +109,16 @@ const VariablesPatch = requestSchema(
   }),
 );
 
+const CancelAnswer = responseSchema(
+  'LeadCancelled',
+  z.object({
+    id: z.number().int(),
+    state: z.enum(LEAD_STATES),
+    changed: z.boolean().meta({ description: 'False when the lead was final already (nothing changed).' }),
+    live_call: z.boolean().meta({ description: 'A call was live: it finishes and its result is kept; no further attempt.' }),
+  }),
+);
+
 const NameParams = z.object({ name: z.string().min(1) });
 const IdParams = z.object({ id: z.coerce.number().int().positive().meta({ description: 'The lead id.' }) });
 const LookupQuery = z
@@ -148,7 +159,7 @@ function leadBody(v: LeadView): z.infer<typeof LeadSchema> {
     external_id: lead.external_id,
     phone_number: lead.phone_number,
     secondary_phone_numbers: v.secondary,
-    state: lead.state as (typeof LEAD_STATES)[number],
+    state: lead.state,
     state_reason: lead.state_reason,
     variables: parseVariables(lead.variables_json),
     timezone: lead.timezone,
@@ -300,4 +311,22 @@ const patch = defineRoute<{ id: number }, undefined, z.infer<typeof VariablesPat
   },
 });
 
-export const leadRoutes: Route[] = [post, lookup, getOne, patch];
+const cancel = defineRoute<{ id: number }>({
+  method: 'DELETE',
+  path: '/leads/{id}',
+  operationId: 'cancelLead',
+  summary: 'Cancel a lead: no further attempt (a live call is not cut)',
+  tag: 'leads',
+  scope: 'write',
+  params: IdParams,
+  responses: { 200: { description: 'The lead is cancelled (or was final already).', schema: CancelAnswer } },
+  handle: async ({ params, keyName, deps }) => {
+    const result = await cancelLead(deps.db, params.id, { now: deps.clock.now(), reason: keyName ? `cancelled through the API (key ${keyName})` : 'cancelled through the API' });
+    if (result.kind === 'not-found') throw new ApiProblem(404, 'Not found', `no lead ${params.id}`);
+    if (result.kind === 'already-final') return { status: 200, body: { id: params.id, state: result.state, changed: false, live_call: false } };
+    deps.logger.info({ lead: params.id, liveCall: result.kind === 'cancelled-live-call' }, 'lead cancelled through the API');
+    return { status: 200, body: { id: params.id, state: 'cancelled', changed: true, live_call: result.kind === 'cancelled-live-call' } };
+  },
+});
+
+export const leadRoutes: Route[] = [post, lookup, getOne, patch, cancel];
