@@ -157,7 +157,8 @@ describe('API: leads', () => {
     const added = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: phone!, external_id: 'called' } });
     const id = added.data!.items[0]!.id!;
     await waitUntil(async () => (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data?.state === 'completed');
-    await waitUntil(async () => (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data?.result !== null);
+    // The webhook's part of the result first, the poll's (answered_by) after it.
+    await waitUntil(async () => (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data?.result?.answered_by === 'human');
     const lead = (await api.GET('/api/v1/leads/{id}', { params: { path: { id } } })).data!;
     expect(lead.attempts).toHaveLength(1);
     expect(lead.attempts[0]).toMatchObject({ phone_number: phone, outcome: 'success' });
