@@ -24,7 +24,7 @@ import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
 import { startRetentionSweeps } from './results/retention.js';
 import { startDaemonHooks } from './hooks/wire.js';
-import { createPredialPost } from './hooks/predial-post.js';
+import { createPredialPost } from './engine/predial-post.js';
 import { createDashboard } from './dashboard/routes.js';
 import { createGuard } from './dashboard/guard.js';
 import { dashboardExposure, isLoopback } from './config/start-checks.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../../src/config/types.js';
 import { createEngine, type Engine, type EngineMetrics } from '../../src/engine/engine.js';
-import { createPredialPost } from '../../src/hooks/predial-post.js';
+import { createPredialPost } from '../../src/engine/predial-post.js';
 import type { EngineClient } from '../../src/engine/ports.js';
 import { engineClientFrom } from '../../src/engine/service-port.js';
 import { createMetrics } from '../../src/http/metrics.js';
@@ -103,7 +103,7 @@ export interface StackOptions {
   wrapClient?: (client: EngineClient) => EngineClient;
   /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
   api?: boolean | { authorize?: ApiDeps['authorize'] };
-  /** Pre-dial checks over real HTTP (src/hooks/predial-post.ts), with these secrets by variable name. */
+  /** Pre-dial checks over real HTTP (src/engine/predial-post.ts), with these secrets by variable name. */
   predialSecrets?: Record<string, string>;
   /** What the engine reports to (default: nothing). */
   metrics?: EngineMetrics;

@@ -1,11 +1,11 @@
-// askPredial (src/engine/predial.ts) over real HTTP (src/hooks/predial-post.ts, undici) to
+// askPredial (src/engine/predial.ts) over real HTTP (src/engine/predial-post.ts, undici) to
 // a check endpoint on loopback, its timeout on a ManualClock: the body and the hooks'
 // signature, each kind of answer, and every way a check can fail. A failure is never a call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { askPredial, type PredialLead } from '../../src/engine/predial.js';
 import { PREDIAL_FAILURE_DEFER_MS } from '../../src/engine/policy.js';
 import { verifySignature } from '../../src/hooks/signature.js';
-import { createPredialPost } from '../../src/hooks/predial-post.js';
+import { createPredialPost } from '../../src/engine/predial-post.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { ok, startPredialServer, type PredialAnswer, type PredialServer } from '../helpers/predial-server.js';
 import { waitUntil } from '../helpers/wait.js';

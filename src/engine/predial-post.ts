@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
-import type { PredialPost } from '../engine/predial.js';
-import { PREDIAL_MAX_ANSWER_BYTES } from '../engine/policy.js';
+import type { PredialPost } from './predial.js';
+import { PREDIAL_MAX_ANSWER_BYTES } from './policy.js';
 import { readLimited } from '../service/http-transport.js';
 
 // The HTTP side of the pre-dial check (src/engine/predial.ts), made by the composition
