@@ -17,7 +17,7 @@ import { daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator
 import { runCampaignd, stopAllProcesses, type Proc } from '../test/helpers/processes.js';
 import { benchDialect, benchTarget, dialectLabel, type BenchTarget } from './lib/bench-db.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
-import { followProcPeak } from './lib/rss.js';
+import { followProcPeak, readProcCpuSeconds } from './lib/rss.js';
 import { fmt, percentile } from './lib/stats.js';
 
 const BENCH = 'api';
@@ -59,6 +59,13 @@ function campaignFile(ws: Workspace, name: string, patch: Json): void {
   fs.writeFileSync(file, `${JSON.stringify({ ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Json), ...patch }, null, 2)}\n`);
 }
 
+/** The daemon's longest event-loop delay since the last /metrics read (prom-client resets it on each read). */
+async function loopLagMaxMs(ws: Workspace): Promise<number> {
+  const text = await (await fetch(`${ws.httpUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('campaignd_nodejs_eventloop_lag_max_seconds '));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000 : Number.NaN;
+}
+
 async function placedTotal(ws: Workspace, campaign: string): Promise<number> {
   const text = await (await fetch(`${ws.httpUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith('campaignd_calls_placed_total{') && l.includes(`campaign="${campaign}"`));
@@ -67,9 +74,11 @@ async function placedTotal(ws: Workspace, campaign: string): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Calls per second of `campaign` over one window, with `load` running meanwhile when given. */
-async function dialWindow(ws: Workspace, campaign: string, load: (() => Promise<void>) | null): Promise<number> {
+/** Calls per second of `campaign` over one window, and the daemon's CPU share, with `load` running meanwhile when given. */
+async function dialWindow(ws: Workspace, campaign: string, pid: number, load: (() => Promise<void>) | null): Promise<{ callsPerSecond: number; cpu: number; lagMs: number }> {
   const before = await placedTotal(ws, campaign);
+  const cpu0 = readProcCpuSeconds(pid) ?? Number.NaN;
+  await loopLagMaxMs(ws);
   const t0 = performance.now();
   let stop = false;
   const loader = load
@@ -90,8 +99,10 @@ async function dialWindow(ws: Workspace, campaign: string, load: (() => Promise<
   await sleep(WINDOW_S * 1000);
   stop = true;
   await loader;
+  const lagMs = await loopLagMaxMs(ws);
   const after = await placedTotal(ws, campaign);
-  return (after - before) / ((performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  return { callsPerSecond: (after - before) / seconds, cpu: ((readProcCpuSeconds(pid) ?? Number.NaN) - cpu0) / seconds, lagMs };
 }
 
 async function main(): Promise<void> {
@@ -146,13 +157,18 @@ async function main(): Promise<void> {
     const postLat: number[] = [];
     const getLat: number[] = [];
     const failures: string[] = [];
+    const slowStarts: { at: number; ms: number }[] = [];
+    let loadStart = Number.NaN;
     const load = async (): Promise<void> => {
       const i = n++;
+      const began = performance.now();
+      if (Number.isNaN(loadStart)) loadStart = began;
       const r =
         i % 2 === 0
           ? await api(ws!, key, 'POST', '/api/v1/campaigns/bulk/leads', { phone_number: numbers(1, 5_000_000 + i)[0], variables: { first_name: `One${i}` } })
           : await api(ws!, key, 'GET', `/api/v1/leads/${ids[i % ids.length]}`);
       (i % 2 === 0 ? postLat : getLat).push(r.ms);
+      if (r.ms > 25) slowStarts.push({ at: (began - loadStart) / 1000, ms: r.ms });
       if (r.status >= 300 && failures.length < 5) failures.push(`${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
     };
     // Let the dialing campaign reach its pace first.
@@ -160,10 +176,24 @@ async function main(): Promise<void> {
     const quiet: number[] = [];
     const loaded: number[] = [];
     for (let pair = 0; pair < WINDOW_PAIRS; pair++) {
-      quiet.push(await dialWindow(ws, 'dial', null));
-      loaded.push(await dialWindow(ws, 'dial', load));
-      console.log(`    window pair ${pair + 1}: ${fmt(quiet.at(-1)!, 1)} calls/s quiet, ${fmt(loaded.at(-1)!, 1)} calls/s under ${LOAD_RPS} API requests/s`);
+      const q = await dialWindow(ws, 'dial', daemon.pid, null);
+      const l = await dialWindow(ws, 'dial', daemon.pid, load);
+      quiet.push(q.callsPerSecond);
+      loaded.push(l.callsPerSecond);
+      console.log(
+        `    window pair ${pair + 1}: ${fmt(q.callsPerSecond, 1)} calls/s quiet (daemon CPU ${fmt(q.cpu * 100, 0)} %, longest event-loop stall ${fmt(q.lagMs, 0)} ms), ${fmt(l.callsPerSecond, 1)} calls/s under ${LOAD_RPS} API requests/s (CPU ${fmt(l.cpu * 100, 0)} %, stall ${fmt(l.lagMs, 0)} ms), load average ${os.loadavg()[0]!.toFixed(1)}`,
+      );
     }
+    // Where the slow requests fall: spread out (the daemon is busy throughout) or bunched (it stalls).
+    const clusters: { at: number; n: number; worst: number }[] = [];
+    for (const { at, ms } of slowStarts.sort((a, b) => a.at - b.at)) {
+      const last = clusters.at(-1);
+      if (last && at - last.at < 0.5) {
+        last.n++;
+        last.worst = Math.max(last.worst, ms);
+      } else clusters.push({ at, n: 1, worst: ms });
+    }
+    if (clusters.length) console.log(`    requests over 25 ms: ${slowStarts.length}, in bursts (s into the loaded windows × count, worst): ${clusters.map((c) => `${c.at.toFixed(1)}×${c.n} ${fmt(c.worst, 0)} ms`).join(', ')}`);
     if (failures.length) throw new Error(`API requests failed under load: ${failures.join(' | ')}`);
     const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
     const drop = 1 - sum(loaded) / sum(quiet);

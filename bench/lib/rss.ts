@@ -64,3 +64,19 @@ export function followProcPeak(pid: number, intervalMs = 20): { peak(): number; 
     stop: () => clearInterval(timer),
   };
 }
+
+/** CPU seconds (user + system) another process has used so far, from /proc/PID/stat; null once it is gone. */
+export function readProcCpuSeconds(pid: number): number | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14th and 15th.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK) is not reachable from node). */
+const CLOCK_TICKS_PER_SECOND = 100;
