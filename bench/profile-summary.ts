@@ -1,0 +1,70 @@
+// `npx tsx bench/profile-summary.ts FILE.cpuprofile [N]`: where a V8 CPU profile's time
+// went, as self time summed by function (top N, default 40) and by source area (the
+// project's folders, each node_modules package, node's internals, GC, idle). Written for
+// the throughput bench's `--cpu-profile` (the engine phase alone), usable on any profile.
+import fs from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, topArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: profile-summary.ts FILE.cpuprofile [N]');
+const top = Number(topArg ?? 40);
+const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const selfUs = new Map<number, number>();
+for (const [i, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
+
+/** The area a frame belongs to: a package, a folder of the project, or node itself. */
+function area(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return `pkg ${pkg[1]}`;
+  if (url.startsWith('node:')) return `node ${url.slice(5).split('/')[0]}`;
+  const own = /\/(src|bench|test)\/(.*)$/.exec(url);
+  if (own) return own[1] === 'src' ? `src/${own[2]!.split('/').slice(0, -1).join('/') || '.'}/${own[2]!.split('/').pop()}` : own[1]!;
+  return url;
+}
+
+const byFunction = new Map<string, number>();
+const byArea = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const n = byId.get(id)!;
+  const { functionName, url, lineNumber } = n.callFrame;
+  const where = url ? `${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}` : '';
+  const fKey = `${functionName || '(anonymous)'} ${where}`;
+  byFunction.set(fKey, (byFunction.get(fKey) ?? 0) + us);
+  const a = area(url, functionName);
+  byArea.set(a, (byArea.get(a) ?? 0) + us);
+}
+// Inclusive time: each sample counted once for every distinct function on its stack.
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const frameKey = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+const inclusive = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const n = byId.get(cur)!;
+    if (!n.callFrame.url.includes('/src/')) continue;
+    seen.add(frameKey(n));
+  }
+  for (const k of seen) inclusive.set(k, (inclusive.get(k) ?? 0) + us);
+}
+const pct = (us: number): string => `${((100 * us) / totalUs).toFixed(1).padStart(5)} %`;
+console.log(`${file}: ${(totalUs / 1e6).toFixed(2)} s sampled`);
+console.log('\nself time by area:');
+for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${a}`);
+console.log(`\nself time by function (top ${top}):`);
+for (const [f, us] of [...byFunction].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`  ${pct(us)}  ${f}`);
+console.log(`\ninclusive time of the project's own functions (top ${top}):`);
+for (const [f, us] of [...inclusive].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`  ${pct(us)}  ${f}`);
