@@ -6,6 +6,10 @@ import type { Database } from './types.js';
 // the same few pages: a commit each cost ~60 µs of the ~2 ms of CPU a call took. Work
 // queued during one turn of the event loop runs in ONE transaction instead, and each
 // caller resumes only after that commit, so what it was told is durable is durable.
+// One batch is in flight at a time: work queued while it runs waits for its commit and
+// then goes in the next batch together. On PostgreSQL a batch is several round trips, and
+// starting a transaction per turn meanwhile made nearly every batch a batch of one (a
+// BEGIN and a COMMIT per webhook, waiting in line for the same connection).
 
 /** Database work for a shared transaction: reads and conditional writes only, no side effects. */
 export type TransactionWork<R> = (trx: Transaction<Database>) => Promise<R>;
@@ -37,11 +41,21 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   const maxBatch = opts.maxBatch ?? 256;
   const queue: Queued[] = [];
   let scheduled = false;
+  let inFlight = false;
 
   async function flush(): Promise<void> {
     scheduled = false;
-    let batch = queue.splice(0, maxBatch);
-    if (queue.length > 0) schedule();
+    inFlight = true;
+    try {
+      while (queue.length > 0) await commitBatch(queue.splice(0, maxBatch));
+    } finally {
+      inFlight = false;
+    }
+  }
+
+  /** Runs one batch to its commit; each item's caller learns its own result. Never throws. */
+  async function commitBatch(items: Queued[]): Promise<void> {
+    let batch = items;
     while (batch.length > 0) {
       let culprit = -1;
       try {
@@ -75,7 +89,8 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   }
 
   function schedule(): void {
-    if (scheduled) return;
+    // A batch in flight takes what was queued meanwhile once it committed.
+    if (scheduled || inFlight) return;
     scheduled = true;
     defer(() => void flush());
   }

@@ -110,6 +110,38 @@ describe('group commit', () => {
     expect(visible()).toHaveLength(5);
   });
 
+  it('work queued in several turns while a batch is in flight waits for its commit, then shares ONE next transaction', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const first = commit.run(async (trx) => {
+      started();
+      await held;
+      return insertSuppression('+490')(trx);
+    });
+    turns.turn();
+    await running;
+    // Three turns while the first batch waits: none of them may start a transaction of its own.
+    const trxs: Transaction<Database>[] = [];
+    const later = ['+491', '+492', '+493'].map((p) => {
+      const result = commit.run(async (trx) => {
+        trxs.push(trx);
+        return insertSuppression(p)(trx);
+      });
+      turns.turn();
+      return result;
+    });
+    expect(turns.pending()).toBe(0);
+    release();
+    expect(await first).toBe('+490');
+    expect(await Promise.all(later)).toEqual(['+491', '+492', '+493']);
+    expect(new Set(trxs).size).toBe(1);
+    expect(visible()).toEqual(['+490', '+491', '+492', '+493']);
+  });
+
   it('with the default deferral, work from separate turns still completes', async () => {
     const commit = createGroupCommit(handle.db);
     const a = await commit.run(insertSuppression('+491'));
