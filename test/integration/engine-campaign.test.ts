@@ -63,6 +63,19 @@ describe('engine: whole campaigns', () => {
     for (const a of attempts) expect(simIds.get(a.call_id ?? 'none')).toBe(a.phone_number);
   });
 
+  it('never dials a number put on the suppression list in the store after the engine read its copy', async () => {
+    const phones = phoneNumbers(6);
+    const barred = phones[4]!;
+    stack = await startStack({ campaigns: [{ settings: { maxCallsInParallel: 1, maxRetries: 0 }, leads: phones.map((phone) => ({ phone })) }], seed: 4 });
+    // Another process (`campaignd suppress`, an import) writes the list; the engine's copy is not reloaded.
+    await stack.db.insertInto('suppressions').values({ phone_number: barred, source: 'cli', added_at: stack.clock.now() }).execute();
+    await stack.waitForQuiet();
+    // Every other lead was dialled (the rules' own check would miss the suppressed lead's call).
+    expect(stack.simCalls().map((c) => c.client_phone_number).sort()).toEqual(phones.filter((p) => p !== barred));
+    const lead = await stack.db.selectFrom('leads').select('state').where('phone_number', '=', barred).executeTakeFirstOrThrow();
+    expect(lead.state).toBe('suppressed');
+  });
+
   it('holds the account-wide cap over two campaigns', async () => {
     stack = await startStack({
       campaigns: [

@@ -20,7 +20,7 @@ import type { RuntimeCampaign } from '../runtime-campaign.js';
 import type { ServiceState } from '../service-state.js';
 import type { WakeSignal } from '../wake-signal.js';
 import { isFenced } from '../../store/fencing.js';
-import { isSuppressed } from '../../store/suppressions.js';
+import { suppressedAmong } from '../../store/suppressions.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one commit,
 // through claimAttempts, the store's one writer of intents) and hands each claimed attempt
@@ -124,11 +124,15 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       // A few more than the free slots: some may be suppressed or outside their own hours.
       const candidates = await dueLeads(db, c.id, now, slots.free + CANDIDATE_MARGIN);
       const held: Parameters<typeof deferHeld>[1][number][] = [];
+      // The store's suppression list for every candidate in one query: a number added since
+      // the engine's copy was read must not be dialled, and a query per lead was one more
+      // round trip per call on PostgreSQL.
+      const listed = await suppressedAmong(db, candidates.map((l) => l.contact_phone ?? l.phone_number));
       for (const lead of candidates) {
         if (slots.free <= 0) break;
         const phone = lead.contact_phone ?? lead.phone_number;
         // Who may be called (docs/design.md §11): the person's zones, hours and regional rules, then attempts per number.
-        const facts = await readLeadFacts(db, c, lead, phone, now, (p) => campaigns.suppressed(p) || isSuppressed(db, p));
+        const facts = await readLeadFacts(db, c, lead, phone, now, (p) => campaigns.suppressed(p) || listed.has(p));
         const plan = slots.judge(facts, now);
         switch (plan.kind) {
           case 'suppressed':
