@@ -158,16 +158,23 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
     round.failed++;
     return false;
   }
-  for (const { target, call, seenAt } of observations) {
+  // All of a listing's observations are queued at once, so the group commit applies them
+  // in one transaction, in this order; awaited one by one, each paid a commit of its own.
+  const results = await Promise.all(
+    observations.map(({ target, call }) =>
+      observeCall(deps, target.attempt, {
+        callId: call.id,
+        status: call.status,
+        answeredBy: call.answeredBy ?? null,
+        endedAt: null,
+        source: 'poll',
+        given: call.given,
+      }),
+    ),
+  );
+  for (const [i, { target, call, seenAt }] of observations.entries()) {
     const { attempt } = target;
-    const result = await observeCall(deps, attempt, {
-      callId: call.id,
-      status: call.status,
-      answeredBy: call.answeredBy ?? null,
-      endedAt: null,
-      source: 'poll',
-      given: call.given,
-    });
+    const result = results[i]!;
     if (result !== 'ignored') round.matched++;
     // Opt-outs (docs/design.md §11): the call list carries the extracted variables too (a lost webhook).
     await applyOptOut(deps, attempt, call.given?.extracted_variables);
