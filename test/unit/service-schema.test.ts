@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
   callSchema,
@@ -126,6 +127,11 @@ describe('parseServiceTime', () => {
     expect(parseServiceTime('', 'UTC')).toBeNull();
     expect(parseServiceTime(null, 'UTC')).toBeNull();
     expect(parseServiceTime('2026-02-30 10:00:00', 'UTC')).toBeNull();
+    expect(parseServiceTime('2026-13-01 10:00:00', 'UTC')).toBeNull();
+  });
+  it('reads naive stamps in UTC as luxon does, fractions cut to milliseconds', () => {
+    const samples = ['2026-01-05 09:00:00', '2026-01-05T09:00', '2028-02-29 23:59:59.999999', '2026-01-05 09:00:00.5', '2026-01-05 09:00:00.12', '2026-01-05 24:00:00'];
+    for (const s of samples) expect(parseServiceTime(s, 'UTC')).toBe(DateTime.fromISO(s.replace(' ', 'T').replace(/(\.\d{3})\d+/, '$1'), { zone: 'UTC' }).toMillis());
   });
 });
 
