@@ -93,68 +93,96 @@ export async function claimAttempts(db: Kysely<Database>, inputs: readonly Claim
       .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
       .execute();
     const busy = new Set(live.map((r) => r.phone_number));
-    const results: (ClaimResult | ClaimInput)[] = [];
-    for (const input of inputs) {
-      if (busy.has(input.phoneNumber)) {
-        results.push({ ok: false, reason: 'phone-live' });
-        continue;
+    const results: (ClaimResult | null)[] = inputs.map(() => null);
+    const claimed: { input: ClaimInput; index: number }[] = [];
+    // The leads are moved a round at a time, one UPDATE per round rather than one per lead
+    // (on PostgreSQL each statement is a round trip). A round takes, in input order, the
+    // first input of each number and of each lead; a later input of the same number waits
+    // for the next round and is tried only if the earlier one was refused, exactly as when
+    // each input was claimed on its own, in order.
+    let pending = inputs.map((input, index) => ({ input, index }));
+    while (pending.length > 0) {
+      const round: typeof pending = [];
+      const later: typeof pending = [];
+      const phones = new Set<string>();
+      const leads = new Set<number>();
+      for (const p of pending) {
+        if (busy.has(p.input.phoneNumber)) {
+          results[p.index] = { ok: false, reason: 'phone-live' };
+        } else if (phones.has(p.input.phoneNumber) || leads.has(p.input.leadId)) {
+          later.push(p);
+        } else {
+          phones.add(p.input.phoneNumber);
+          leads.add(p.input.leadId);
+          round.push(p);
+        }
       }
-      const moved = await claimLeadQuery.affected(trx, { id: input.leadId, position: input.contactPosition, now: input.now });
-      if (moved !== 1) {
-        results.push({ ok: false, reason: 'lead-not-due' });
-        continue;
+      const moved = await claimLeads(trx, round.map((p) => p.input));
+      for (const p of round) {
+        if (!moved.has(p.input.leadId)) {
+          results[p.index] = { ok: false, reason: 'lead-not-due' };
+          continue;
+        }
+        busy.add(p.input.phoneNumber);
+        claimed.push(p);
       }
-      busy.add(input.phoneNumber);
-      results.push(input);
+      pending = later;
     }
-    // The unique partial index attempts_live_phone is the final guard for rule 3.
-    const attempts = new Map<ClaimInput, AttemptRow>();
-    for (const r of results) {
-      if ('ok' in r) continue;
-      const [row] = await insertAttemptQuery.rows(trx, {
-        campaignId: r.campaignId,
-        leadId: r.leadId,
-        position: r.contactPosition,
-        phone: r.phoneNumber,
-        assistantId: r.assistantId,
-        now: r.now,
-        owner: r.owner,
-        fenceToken: fence.fenceToken ?? null,
-      });
-      attempts.set(r, row!);
+    // One multi-row INSERT; the unique partial index attempts_live_phone is the final guard for rule 3.
+    claimed.sort((a, b) => a.index - b.index);
+    for (let i = 0; i < claimed.length; i += CLAIM_ROWS_PER_INSERT) {
+      const chunk = claimed.slice(i, i + CLAIM_ROWS_PER_INSERT);
+      const rows = await trx
+        .insertInto('attempts')
+        .values(
+          chunk.map(({ input: r }) => ({
+            campaign_id: r.campaignId,
+            lead_id: r.leadId,
+            contact_position: r.contactPosition,
+            phone_number: r.phoneNumber,
+            assistant_id: r.assistantId,
+            state: 'dialing' as const,
+            counted: 1,
+            created_at: r.now,
+            sent_at: r.now,
+            owner: r.owner,
+            fence_token: fence.fenceToken ?? null,
+          })),
+        )
+        .returningAll()
+        .execute();
+      // A lead is claimed at most once per call, so its id names its new attempt.
+      const byLead = new Map(rows.map((row) => [Number(row.lead_id), row]));
+      for (const { input, index } of chunk) results[index] = { ok: true, attempt: byLead.get(input.leadId)! };
     }
-    return results.map((r): ClaimResult => ('ok' in r ? r : { ok: true, attempt: attempts.get(r)! }));
+    return results.map((r) => r!);
   });
 }
 
-const claimLeadQuery = prepared((db, v: { id: number; position: number; now: number }) =>
-  db
-    .updateTable('leads')
-    .set((eb) => ({ state: 'calling', state_reason: null, contact_attempts: eb('contact_attempts', '+', 1), updated_at: v.now }))
-    .where('id', '=', v.id)
-    .where('state', 'in', DUE_LEAD_STATES_SQL)
-    .where('contact_position', '=', v.position),
-);
+/** Attempts inserted per statement (11 values each: far below either database's limit of bound values). */
+const CLAIM_ROWS_PER_INSERT = 200;
 
-const insertAttemptQuery = prepared(
-  (db, v: { campaignId: number; leadId: number; position: number; phone: string; assistantId: number; now: number; owner: string; fenceToken: number | null }) =>
-    db
-      .insertInto('attempts')
-      .values({
-        campaign_id: v.campaignId,
-        lead_id: v.leadId,
-        contact_position: v.position,
-        phone_number: v.phone,
-        assistant_id: v.assistantId,
-        state: 'dialing',
-        counted: 1,
-        created_at: v.now,
-        sent_at: v.now,
-        owner: v.owner,
-        fence_token: v.fenceToken,
-      })
-      .returningAll(),
-);
+/** Moves the leads still due on the contact they were picked for to `calling`; returns the ids moved. */
+async function claimLeads(trx: Transaction<Database>, inputs: readonly ClaimInput[]): Promise<Set<number>> {
+  const moved = new Set<number>();
+  // Inputs of one pass share their instant; grouped by it in case they do not.
+  const byNow = new Map<number, ClaimInput[]>();
+  for (const input of inputs) byNow.set(input.now, [...(byNow.get(input.now) ?? []), input]);
+  for (const [now, group] of byNow) {
+    for (let i = 0; i < group.length; i += CLAIM_ROWS_PER_INSERT) {
+      const chunk = group.slice(i, i + CLAIM_ROWS_PER_INSERT);
+      const rows = await trx
+        .updateTable('leads')
+        .set((eb) => ({ state: 'calling', state_reason: null, contact_attempts: eb('contact_attempts', '+', 1), updated_at: now }))
+        .where('state', 'in', DUE_LEAD_STATES_SQL)
+        .where((eb) => eb.or(chunk.map((c) => eb.and([eb('id', '=', c.leadId), eb('contact_position', '=', c.contactPosition)]))))
+        .returning('id')
+        .execute();
+      for (const r of rows) moved.add(Number(r.id));
+    }
+  }
+  return moved;
+}
 
 /** Records a 2xx answer to make_call (rule 6): `dialing` → `placed`; false when the attempt moved on already. */
 export async function markPlaced(db: Db, id: number, callId: string | null, at: number): Promise<boolean> {

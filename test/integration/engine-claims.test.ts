@@ -84,6 +84,23 @@ describe('claimAttempts', () => {
     expect(await handle.db.selectFrom('attempts').select('id').execute()).toHaveLength(1);
   });
 
+  it('tries a later lead of a number whose earlier lead in the batch was refused, and claims a lead given twice once', async () => {
+    const [north, south] = campaignIds;
+    const first = await input(north!, '+4915100000001');
+    await claimAttempts(handle.db, [first]);
+    // north's +…01 lead is calling now: given again (under another number) it is not due.
+    const results = await claimAttempts(handle.db, [
+      { ...first, phoneNumber: '+4915100000002' },
+      await input(south!, '+4915100000002'),
+      await input(north!, '+4915100000003'),
+      await input(north!, '+4915100000003'),
+    ]);
+    expect(results.map((r) => (r.ok ? r.attempt.phone_number : r.reason))).toEqual(['lead-not-due', '+4915100000002', '+4915100000003', 'phone-live']);
+    const attempts = await handle.db.selectFrom('attempts').select(['lead_id', 'phone_number']).orderBy('id').execute();
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((a) => a.lead_id)).size).toBe(3);
+  });
+
   it('is one transaction: when the insert fails, no lead of the batch is left calling', async () => {
     const [north] = campaignIds;
     const good = await input(north!, '+4915100000001');
