@@ -60,8 +60,32 @@ for (const [id, us] of selfUs) {
   }
   for (const k of seen) inclusive.set(k, (inclusive.get(k) ?? 0) + us);
 }
+// By part of the system: each sample goes to the deepest frame on its stack that belongs
+// to a known part, so native work (a SQLite statement, a socket write) is charged to the
+// code that asked for it.
+function part(url: string): string | null {
+  if (url === 'node:inspector') return 'the profiler itself (writing the profile)';
+  if (url.includes('/src/simulator/')) return 'simulator (src/simulator)';
+  if (url.includes('/src/service/')) return 'service client (src/service; the fetch under it)';
+  if (url.includes('/src/http/')) return "daemon's HTTP (webhook route)";
+  if (url.includes('/src/store/') || url.includes('/kysely/') || url.includes('better-sqlite3') || url.includes('/pg/') || url.includes('pg-protocol')) return 'store (src/store, kysely, driver, SQLite)';
+  if (url.includes('/src/engine/') || url.includes('/src/results/') || url.includes('/src/rules/') || url.includes('/src/time/') || url.includes('/src/phone-zones/')) return 'engine (src/engine, results, rules, time)';
+  if (url.includes('/src/log/') || url.includes('/pino')) return 'logging';
+  if (url.includes('/bench/')) return 'bench harness';
+  return null;
+}
+const byPart = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  let name: string | null = null;
+  for (let cur: number | undefined = id; cur !== undefined && name === null; cur = parent.get(cur)) name = part(byId.get(cur)!.callFrame.url);
+  const leaf = byId.get(id)!.callFrame.functionName;
+  name ??= leaf.startsWith('(') ? leaf : 'node runtime (not attributed: event loop, microtasks, sockets)';
+  byPart.set(name, (byPart.get(name) ?? 0) + us);
+}
 const pct = (us: number): string => `${((100 * us) / totalUs).toFixed(1).padStart(5)} %`;
 console.log(`${file}: ${(totalUs / 1e6).toFixed(2)} s sampled`);
+console.log('\ntime by part (native work charged to its caller):');
+for (const [a, us] of [...byPart].sort((x, y) => y[1] - x[1])) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${a}`);
 console.log('\nself time by area:');
 for (const [a, us] of [...byArea].sort((x, y) => y[1] - x[1]).slice(0, 30)) console.log(`  ${pct(us)}  ${a}`);
 console.log(`\nself time by function (top ${top}):`);
