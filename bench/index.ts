@@ -48,6 +48,8 @@ const BENCHES: Bench[] = [
   { file: 'results-export.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'dashboard.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'takeover.ts', args: (q) => (q ? ['--quick'] : []), dialects: ['postgres'] },
+  { file: 'api.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
+  { file: 'api-overhead.ts', args: (q) => (q ? ['--quick'] : []) },
 ];
 
 const quick = isQuick();
