@@ -9,6 +9,7 @@ import { isSupportedCountry } from 'libphonenumber-js';
 import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
 import type { Field, Spec } from './spec.js';
 import { attemptCapField } from './attempt-cap-spec.js';
+import { EXTRACTED_VARIABLES_FIELD, onResultField } from './on-result-spec.js';
 
 /** predial.timeout_ms when the file leaves it out. */
 export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
@@ -185,6 +186,8 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     description: 'Ask your system before each call (README, "Pre-dial check"): the call is placed only on {"call": true}.',
     example: { url: 'https://crm.example/campaignd/predial', secret_env: 'CRM_PREDIAL_SECRET', timeout_ms: 2000 },
   },
+  extracted_variables: EXTRACTED_VARIABLES_FIELD,
+  on_result: onResultField(CAMPAIGN_NAME_PATTERN),
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { LeadColumns } from '../leads/columns.js';
 import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC } from './campaign-spec.js';
+import { readOnResult } from './on-result.js';
 import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource } from './source.js';
 import { checkValue } from './spec.js';
@@ -60,6 +61,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
     });
   }
   crossFieldRules(written, source.value as Record<string, unknown>, sink);
+  const onResult = readOnResult(written, sink);
   if (sink.hasErrors) return done();
 
   const leads = written.leads as { file?: string; remote_campaign_id?: number };
@@ -89,6 +91,8 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   sectionElevenFields(campaign, written, absolute);
   const predial = written.predial as { url: string; secret_env: string; timeout_ms: number } | undefined;
   if (predial) campaign.predial = { url: predial.url, secretEnv: predial.secret_env, timeoutMs: predial.timeout_ms };
+  if (onResult) campaign.onResult = onResult;
+  if (written.extracted_variables !== undefined) campaign.extractedVariables = [...new Set(written.extracted_variables as string[])];
   return done(campaign);
 }
 

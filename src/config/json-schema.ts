@@ -77,6 +77,8 @@ function specSchema(spec: Spec): JsonSchema {
     }
     case 'map':
       return { type: 'object', additionalProperties: specSchema(spec.value) };
+    case 'either':
+      return { oneOf: [specSchema(spec.text), specSchema(spec.object)] };
     case 'object': {
       const properties: Record<string, JsonSchema> = {};
       for (const key of spec.extraKeys ?? []) properties[key] = { type: 'string' };

@@ -10,6 +10,7 @@ import { hasErrors, ProblemSink } from './problems.js';
 import type { FieldPath } from './source.js';
 import type { CampaignConfig, ConfigProblem, LoadedConfig } from './types.js';
 import { applyCallingPolicy } from './calling-policy.js';
+import { checkMoveTargets } from './on-result-links.js';
 
 /** The daemon file cannot be read or parsed at all (`validate` exits 2). */
 export class ConfigUnreadableError extends Error {
@@ -63,6 +64,7 @@ export async function loadConfig(configPath: string, env: Record<string, string 
     results.push(result);
   }
   duplicateNames(results);
+  checkMoveTargets(results);
   callCapRule(results, daemon.maxCallsInParallel);
   await applyCallingPolicy(daemon, results, daemonSink);
 

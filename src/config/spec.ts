@@ -33,6 +33,8 @@ export type Spec =
   /** A mapping whose keys the user chooses (e.g. variable names), each value checked against `value`. */
   | { kind: 'map'; value: Spec; noun: string }
   | { kind: 'object'; fields: Readonly<Record<string, Field>>; exactlyOneOf?: readonly string[]; extraKeys?: readonly string[] }
+  /** Either a word (`text`) or a mapping (`object`), e.g. `then: complete` or `then: { retry_in: 2h }`. */
+  | { kind: 'either'; text: Extract<Spec, { kind: 'enum' }>; object: Extract<Spec, { kind: 'object' }> }
   /** A key that must never be written (e.g. a token in YAML); its value is never echoed. */
   | { kind: 'forbidden'; message: string; hint: string };
 
@@ -124,6 +126,8 @@ export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: Pr
     }
     case 'object':
       return checkObject(spec, value, path, sink);
+    case 'either':
+      return typeof value === 'string' ? checkValue(spec.text, value, path, sink) : checkObject(spec.object, value, path, sink);
     default:
       return checkText(spec, value, path, sink);
   }
@@ -162,7 +166,7 @@ function rangeText(min?: number, max?: number): string {
   return '';
 }
 
-type TextSpec = Exclude<Spec, { kind: 'integer' | 'duration' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' }>;
+type TextSpec = Exclude<Spec, { kind: 'integer' | 'duration' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' | 'either' }>;
 
 function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
   if (typeof value !== 'string' || value.trim() === '') {

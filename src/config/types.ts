@@ -5,6 +5,7 @@ import type { LeadColumns } from '../leads/columns.js';
 import type { CallingPolicy } from '../rules/types.js';
 import type { ParsedSource } from './source.js';
 import type { Weekday } from '../time/window.js';
+import type { ResultRule } from './result-rule-types.js';
 
 export type { Weekday };
 export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -86,6 +87,10 @@ export interface CampaignConfig {
   optOut?: { variable: string; values: string[] };
   /** The pre-dial check (README, "Pre-dial check"): asked before each call, which is placed only on its yes. */
   predial?: PredialConfig;
+  /** Rules on the result (README, "On the result"), in file order; absent: the retry settings decide alone. */
+  onResult?: ResultRule[];
+  /** The extracted variables the campaign expects (extracted_variables), when declared. */
+  extractedVariables?: string[];
 }
 
 export interface PredialConfig {

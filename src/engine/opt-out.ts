@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { addSuppressions, suppressLeadsOfNumbers } from '../store/suppressions.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
+import { extractedText } from './extracted.js';
 
 // Opt-outs (docs/design.md §11): when a call's extracted variable says the person wants
 // no more calls, the number joins the suppression list at once, for every campaign, and
@@ -19,11 +20,9 @@ export interface OptOutContext {
 
 /** Whether `variables` hold the campaign's opt-out answer. Values compare as trimmed, case-insensitive text. */
 export function saysOptOut(optOut: { variable: string; values: readonly string[] } | undefined, variables: unknown): boolean {
-  if (!optOut || variables === null || typeof variables !== 'object' || Array.isArray(variables)) return false;
-  const value = (variables as Record<string, unknown>)[optOut.variable];
-  if (value === undefined || value === null || typeof value === 'object') return false;
-  const text = String(value).trim().toLowerCase();
-  return optOut.values.some((v) => v.trim().toLowerCase() === text);
+  const text = optOut && extractedText(variables, optOut.variable)?.toLowerCase();
+  if (text === undefined) return false;
+  return optOut!.values.some((v) => v.trim().toLowerCase() === text);
 }
 
 /** Suppresses the attempt's number when its call's extracted variables opt out; true when they did. */

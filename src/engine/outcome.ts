@@ -21,7 +21,7 @@ export const KNOWN_CALL_STATUSES: readonly string[] = [...IN_PROGRESS, ...ENDED,
 // Being liberal in what we accept (docs/design.md §5): case and surrounding blanks do not matter,
 // and `in_progress` / `no_answer` are read as the spec's hyphenated spellings. Anything else
 // stays unknown rather than being guessed at.
-function normalise(status: string): string {
+export function normaliseStatus(status: string): string {
   const s = status.trim().toLowerCase();
   if (s === 'in_progress') return 'in-progress';
   if (s === 'no_answer') return 'no-answer';
@@ -33,7 +33,7 @@ function normalise(status: string): string {
  * progress until the status changes (or the stuck-call rule closes it).
  */
 export function classifyCall(status: string, answeredBy: string | null | undefined): CallClass {
-  const s = normalise(status);
+  const s = normaliseStatus(status);
   if (IN_PROGRESS.has(s)) return 'in-progress';
   if (ENDED.has(s)) return answeredBy?.trim().toLowerCase() === 'machine' ? 'voicemail' : 'success';
   if (s === 'busy' || s === 'no-answer' || s === 'failed') return s;
@@ -42,6 +42,6 @@ export function classifyCall(status: string, answeredBy: string | null | undefin
 
 /** True iff the status is one of the spec's final statuses (the call is over). */
 export function isFinalStatus(status: string): boolean {
-  const s = normalise(status);
+  const s = normaliseStatus(status);
   return ENDED.has(s) || FAILURES.has(s);
 }

@@ -9,6 +9,8 @@ import { getAttempt, markEnded, markProvisionalConfirmed, markProvisionalVoicema
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import { retryDecider } from './retry-policy.js';
+import { leadDecider } from './lead-decider.js';
+import type { CallFacts } from './result-rules.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // Applies what the service says about a call (webhook or call list) to its attempt and
@@ -111,7 +113,8 @@ export async function applyObservation(trx: Trx, ctx: OutcomeContext, attempt: A
     if (current && !(LIVE_ATTEMPT_STATES as readonly string[]).includes(current.state)) return confirmProvisional(trx, ctx, current, obs, cls, now);
     return { result: 'ignored' };
   }
-  await leadAfterOutcome(trx, attempt, retryDecider(cls, campaign.config, endedAt), now);
+  // A provisional success is decided by the rules on the result once the call list says who answered.
+  await leadAfterOutcome(trx, attempt, leadDecider(cls, campaign, attempt, provisional ? null : callFacts(obs), endedAt), now);
   return { result: 'ended', cls };
 }
 
@@ -161,11 +164,20 @@ async function confirmProvisional(
   const campaign = ctx.campaign(attempt.campaign_id);
   if (cls !== 'voicemail' || !campaign) {
     await markProvisionalConfirmed(trx, attempt.id, obs.answeredBy ?? null);
+    // The success is final now: a rule on the result may still decide otherwise than "completed".
+    if (campaign?.config.onResult && cls === 'success') {
+      await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, callFacts(obs), attempt.ended_at ?? now), now);
+    }
     return { result: 'confirmed' };
   }
   await markProvisionalVoicemail(trx, attempt.id, obs.answeredBy ?? null);
-  await reviseCompletedLead(trx, attempt, retryDecider('voicemail', campaign.config, attempt.ended_at ?? now), now);
+  await reviseCompletedLead(trx, attempt, leadDecider('voicemail', campaign, attempt, callFacts(obs), attempt.ended_at ?? now), now);
   return { result: 'revised', cls };
+}
+
+/** What the rules on the result read of a final observation. */
+function callFacts(obs: CallObservation): CallFacts {
+  return { status: obs.status, answeredBy: obs.answeredBy, variables: obs.given?.extracted_variables };
 }
 
 /** Ends a call stuck in progress past the assistant's maximum duration: freed, not retried. */

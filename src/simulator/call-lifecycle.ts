@@ -99,6 +99,9 @@ function finish(deps: LifecycleDeps, call: SimCall, assistant: SimAssistant): vo
   } else if (connected) {
     call.transcript = `AI: ${greeting}\nuser: [voicemail greeting]`;
   }
+  // Set per number by the tests (`POST /__sim/extracted`): what the assistant heard, answered by a person or not.
+  const heard = deps.state.extractedByNumber.get(call.client_phone_number);
+  if (connected && heard) call.variables = { ...call.variables, ...heard };
   if (connected && f.record) call.recording_url = `${deps.origin()}/recordings/${call.id}.mp3`;
   sendPostCallWebhook(deps, call, assistant);
 }

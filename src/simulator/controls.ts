@@ -36,8 +36,11 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
       return json(200, { ok: true });
     case 'POST /__sim/outcomes':
       return fixOutcome(state, body);
+    case 'POST /__sim/extracted':
+      return setExtracted(state, body);
     case 'POST /__sim/reset-outcomes':
       state.fixedOutcomes.clear();
+      state.extractedByNumber.clear();
       return json(200, { ok: true });
     case 'POST /__sim/auth':
       return setTokenValid(state, body);
@@ -88,6 +91,20 @@ function fixOutcome(state: SimState, body: unknown): RouteResult {
   list.push(fixed);
   state.fixedOutcomes.set(phone as string, list);
   return json(200, { ok: true, phone_number: phone, queued: list.length });
+}
+
+// What the assistant "heard" on every connected call to one number, so tests and the demo
+// can drive rules that read extracted variables; an empty mapping removes the setting.
+function setExtracted(state: SimState, body: unknown): RouteResult {
+  if (!isObject(body)) return json(400, { message: 'body must be a JSON object' });
+  const phone = body.phone_number;
+  const variables = body.variables;
+  if (typeof phone !== 'string' || !E164_PATTERN.test(phone) || !isObject(variables)) {
+    return json(400, { message: 'body must be {phone_number: E.164, variables: {NAME: value}}' });
+  }
+  if (Object.keys(variables).length === 0) state.extractedByNumber.delete(phone);
+  else state.extractedByNumber.set(phone, { ...variables });
+  return json(200, { ok: true, phone_number: phone, variables });
 }
 
 function setTokenValid(state: SimState, body: unknown): RouteResult {

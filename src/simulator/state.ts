@@ -31,6 +31,8 @@ export class SimState {
   readonly webhookDeliveries: WebhookDelivery[] = [];
   /** Outcomes fixed per phone number, in the order they apply. */
   readonly fixedOutcomes = new Map<string, FixedOutcome[]>();
+  /** What the assistant extracts from a connected call to a number (`POST /__sim/extracted`), over the post-call schema's values. */
+  readonly extractedByNumber = new Map<string, Record<string, unknown>>();
   /** How many calls each number has had; part of the per-call random stream's key. */
   readonly callsPerNumber = new Map<string, number>();
   /** What the rate limiter did, over all users (all zero when it is off). */

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AttemptRow, Database, LeadRow, LeadState } from './types.js';
 import { prepared } from './prepared.js';
+import { moveLead, suppressByRule, type MoveRequest } from './lead-moves.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
 // transaction that ended the attempt, so the attempt and its lead never disagree. The
@@ -11,12 +12,20 @@ type Trx = Transaction<Database>;
 /** A lead with the number of its contacts (the primary included), as the retry policy needs it. */
 export type LeadWithContacts = LeadRow & { contact_count: number };
 
-/** The lead's next step after an attempt ended (the engine's retry policy returns one). */
-export type LeadDecision =
-  | { kind: 'complete' }
-  | { kind: 'retry'; nextDueAt: number }
-  | { kind: 'next-contact'; contactPosition: number; nextDueAt: number }
+/** What the retry settings decide (the engine's retry policy returns one); `reason` names an on_result rule that decided instead. */
+export type RetryLeadDecision =
+  | { kind: 'complete'; reason?: string }
+  | { kind: 'retry'; nextDueAt: number; reason?: string }
+  | { kind: 'next-contact'; contactPosition: number; nextDueAt: number; reason?: string }
   | { kind: 'exhausted'; reason: string };
+
+/** The lead's next step after an attempt ended: the retry settings', or an on_result rule's. */
+export type LeadDecision =
+  | RetryLeadDecision
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'suppress'; reason: string; phone: string; campaign: string }
+  /** `fallback` applies when the target campaign is not in the store. */
+  | ({ kind: 'move'; fallback: RetryLeadDecision } & MoveRequest);
 
 /**
  * Decides from the lead as read inside the transaction (its contact and attempts on it),
@@ -45,34 +54,45 @@ const leadQuery = prepared((db, v: { id: number }) =>
     .where('id', '=', v.id),
 );
 
-async function applyDecision(trx: Trx, lead: LeadRow, decision: LeadDecision, now: number): Promise<void> {
+async function applyDecision(trx: Trx, lead: LeadRow, decision: LeadDecision, now: number): Promise<LeadDecision> {
   switch (decision.kind) {
     case 'complete':
-      await completeQuery.affected(trx, { id: lead.id, now });
-      return;
+      await completeQuery.affected(trx, { id: lead.id, reason: decision.reason ?? null, now });
+      return decision;
     case 'retry':
-      await retryQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, now });
-      return;
+      await retryQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, reason: decision.reason ?? null, now });
+      return decision;
     case 'next-contact':
-      await nextContactQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, position: decision.contactPosition, now });
-      return;
+      await nextContactQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, position: decision.contactPosition, reason: decision.reason ?? null, now });
+      return decision;
     case 'exhausted':
       await exhaustedQuery.affected(trx, { id: lead.id, reason: decision.reason, now });
+      return decision;
+    case 'invalid':
+      await trx.updateTable('leads').set({ state: 'invalid', state_reason: decision.reason, next_due_at: null, updated_at: now }).where('id', '=', lead.id).execute();
+      return decision;
+    case 'suppress':
+      await suppressByRule(trx, lead, decision.phone, decision.campaign, decision.reason, now);
+      return decision;
+    case 'move':
+      // The target campaign is not in the store (its file is broken): the retry settings decide.
+      if (await moveLead(trx, lead, decision, now)) return decision;
+      return applyDecision(trx, lead, decision.fallback, now);
   }
 }
 
-const completeQuery = prepared((db, v: { id: number; now: number }) =>
-  db.updateTable('leads').set({ state: 'completed', state_reason: null, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
+const completeQuery = prepared((db, v: { id: number; reason: string | null; now: number }) =>
+  db.updateTable('leads').set({ state: 'completed', state_reason: v.reason, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
 );
 
-const retryQuery = prepared((db, v: { id: number; dueAt: number; now: number }) =>
-  db.updateTable('leads').set({ state: 'retry-scheduled', state_reason: null, next_due_at: v.dueAt, updated_at: v.now }).where('id', '=', v.id),
+const retryQuery = prepared((db, v: { id: number; dueAt: number; reason: string | null; now: number }) =>
+  db.updateTable('leads').set({ state: 'retry-scheduled', state_reason: v.reason, next_due_at: v.dueAt, updated_at: v.now }).where('id', '=', v.id),
 );
 
-const nextContactQuery = prepared((db, v: { id: number; dueAt: number; position: number; now: number }) =>
+const nextContactQuery = prepared((db, v: { id: number; dueAt: number; position: number; reason: string | null; now: number }) =>
   db
     .updateTable('leads')
-    .set({ state: 'retry-scheduled', state_reason: null, next_due_at: v.dueAt, contact_position: v.position, contact_attempts: 0, updated_at: v.now })
+    .set({ state: 'retry-scheduled', state_reason: v.reason, next_due_at: v.dueAt, contact_position: v.position, contact_attempts: 0, updated_at: v.now })
     .where('id', '=', v.id),
 );
 
@@ -82,9 +102,7 @@ const exhaustedQuery = prepared((db, v: { id: number; reason: string; now: numbe
 
 /** Decides (rule 4) and writes the lead's next step. */
 async function decideAndApply(trx: Trx, lead: LeadWithContacts, decide: DecideLead, now: number): Promise<LeadDecision> {
-  const decision = decide(lead);
-  await applyDecision(trx, lead, decision, now);
-  return decision;
+  return applyDecision(trx, lead, decide(lead), now);
 }
 
 /** Moves the lead to its next state after `attempt` ended, as `decide` says. */

@@ -15,10 +15,12 @@ export type LeadState =
   | 'invalid'
   | 'suppressed'
   /** Stopped by the caller (the API's DELETE, or a pre-dial check's refusal): no further attempt (migration 0016). */
-  | 'cancelled';
+  | 'cancelled'
+  /** Continued in another campaign by an on_result `move_to` rule (README, "On the result"). */
+  | 'moved';
 
 export const ACTIVE_LEAD_STATES = ['pending', 'calling', 'retry-scheduled'] as const;
-export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled'] as const;
+export const FINAL_LEAD_STATES = ['completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled', 'moved'] as const;
 /** Final states that end a lead's calls (the status pace counts them). */
 export const FINISHED_LEAD_STATES = ['completed', 'reached-max-retries'] as const;
 /** Lead states the claim query looks at. */
