@@ -1,0 +1,124 @@
+// Rules on the result (README, "On the result") through the whole stack: the simulator
+// extracts variables per number (/__sim/extracted), the webhook and the call list report
+// them, and each `then` of the campaign's on_result rules decides the lead's next step.
+import { afterEach, describe, expect, it } from 'vitest';
+import { explainNumber } from '../../src/explain/explain.js';
+import type { ResultRule } from '../../src/config/result-rule-types.js';
+import { unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
+import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
+
+const MOVE = '+12025550301';
+const WRONG = '+12025550302';
+const STOP = '+12025550303';
+const BUSY = '+12025550304';
+const NO_ANSWER = '+12025550305';
+const FAILS = '+12025550306';
+const ALREADY = '+12025550307';
+const MACHINE = '+12025550308';
+
+const rules: ResultRule[] = [
+  { position: 1, variable: { name: 'outcome', equals: 'wrong number' }, then: { kind: 'invalid' } },
+  { position: 2, variable: { name: 'reason', in: ['stop', 'never'] }, then: { kind: 'suppress' } },
+  { position: 3, answeredBy: ['machine'], then: { kind: 'complete' } },
+  { position: 4, variable: { name: 'interest', matches: '^y' }, then: { kind: 'move-to', campaign: 'sales' } },
+  { position: 5, status: ['busy'], then: { kind: 'retry-in', seconds: 7200 } },
+  { position: 6, status: ['no-answer'], then: { kind: 'complete' } },
+];
+
+describe('on_result through the stack', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('applies each then to the final outcome: invalid, suppress, complete, move_to, retry_in; no match keeps the retry settings', async () => {
+    stack = await startStack({
+      scale: 1500,
+      startEngine: false,
+      campaigns: [
+        {
+          name: 'main',
+          settings: { onResult: rules, maxRetries: 1, retryIntervalSeconds: 60 },
+          leads: [MOVE, WRONG, STOP, BUSY, NO_ANSWER, FAILS, ALREADY, MACHINE].map((phone) => ({ phone })),
+        },
+        // The target campaign already has ALREADY as a lead; it is paused so that ALREADY's
+        // own lead there is not called before the move, and resumed afterwards.
+        { name: 'sales', settings: { initialStatus: 'paused' }, leads: [{ phone: ALREADY }] },
+      ],
+      fixedOutcomes: [
+        { phone_number: MOVE, status: 'completed', answered_by: 'human', duration: 30 },
+        { phone_number: WRONG, status: 'completed', answered_by: 'human', duration: 30 },
+        { phone_number: STOP, status: 'completed', answered_by: 'human', duration: 30 },
+        { phone_number: BUSY, status: 'busy', count: 1 },
+        { phone_number: BUSY, status: 'completed', answered_by: 'human', duration: 30 },
+        { phone_number: NO_ANSWER, status: 'no-answer' },
+        { phone_number: FAILS, status: 'failed' },
+        { phone_number: ALREADY, status: 'completed', answered_by: 'human', duration: 30 },
+        { phone_number: MACHINE, status: 'completed', answered_by: 'machine', duration: 30 },
+      ],
+    });
+    const s = stack;
+    await s.control('/__sim/extracted', { phone_number: MOVE, variables: { interest: 'Yes', budget: '500' } });
+    await s.control('/__sim/extracted', { phone_number: WRONG, variables: { outcome: 'Wrong Number' } });
+    await s.control('/__sim/extracted', { phone_number: STOP, variables: { reason: 'stop' } });
+    await s.control('/__sim/extracted', { phone_number: ALREADY, variables: { interest: 'yes' } });
+    // A machine "says" interest too: the webhook reports a success, the call list a machine; rule 3 wins on the final outcome.
+    await s.control('/__sim/extracted', { phone_number: MACHINE, variables: { interest: 'yes' } });
+    await s.startEngine();
+
+    const lead = async (campaign: string, phone: string) =>
+      s.db
+        .selectFrom('leads')
+        .innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id')
+        .select(['leads.id', 'leads.state', 'leads.state_reason', 'leads.variables_json', 'leads.source_file'])
+        .where('campaigns.name', '=', campaign)
+        .where('leads.phone_number', '=', phone)
+        .execute();
+    const one = async (campaign: string, phone: string) => {
+      const rows = await lead(campaign, phone);
+      expect(rows, `${campaign} ${phone}`).toHaveLength(1);
+      return rows[0]!;
+    };
+    const mainFinal = async () => {
+      const rows = await s.db.selectFrom('leads').innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id').select('leads.state').where('campaigns.name', '=', 'main').execute();
+      return rows.every((r) => !['pending', 'calling', 'retry-scheduled'].includes(r.state));
+    };
+    const unconfirmed = async () => [...(await unconfirmedCountsByCampaign(s.db, 0)).values()].reduce((a, b) => a + b, 0);
+    await waitUntil(async () => (await mainFinal()) && (await unconfirmed()) === 0, { timeoutMs: 60_000, message: async () => JSON.stringify(await s.db.selectFrom('leads').select(['phone_number', 'state', 'state_reason']).execute()) });
+
+    expect(await one('main', WRONG)).toMatchObject({ state: 'invalid', state_reason: 'wrong number: on_result rule 1 (outcome = "wrong number")' });
+    expect(await one('main', STOP)).toMatchObject({ state: 'suppressed', state_reason: 'suppressed by on_result rule 2 (reason in ["stop", "never"])' });
+    expect((await s.db.selectFrom('suppressions').selectAll().where('phone_number', '=', STOP).executeTakeFirstOrThrow()).source).toBe('on_result:main');
+    expect(await one('main', MACHINE)).toMatchObject({ state: 'completed', state_reason: 'on_result rule 3 (answered_by machine)' });
+    expect(await lead('sales', MACHINE)).toEqual([]);
+    expect(await one('main', NO_ANSWER)).toMatchObject({ state: 'completed', state_reason: 'on_result rule 6 (status no-answer)' });
+    // No rule matches a failure: max_retries 1 gives two attempts, as without rules.
+    expect(await one('main', FAILS)).toMatchObject({ state: 'reached-max-retries' });
+    const calls = (phone: string) => s.simCalls().filter((c) => c.client_phone_number === phone);
+    expect(calls(FAILS)).toHaveLength(2);
+    expect(calls(NO_ANSWER)).toHaveLength(1);
+    expect(calls(WRONG)).toHaveLength(1);
+
+    // retry_in: the second call to BUSY comes two hours after the first ended, not retry_interval's minute.
+    expect(await one('main', BUSY)).toMatchObject({ state: 'completed' });
+    const [first, second] = calls(BUSY);
+    expect(second!.createdAt - first!.finishedAt!).toBeGreaterThanOrEqual(7200_000);
+
+    // move_to: the source ends `moved`, the target has exactly one lead with both sets of variables.
+    const moved = await one('main', MOVE);
+    expect(moved.state).toBe('moved');
+    const target = await one('sales', MOVE);
+    expect(moved.state_reason).toBe(`moved to sales by on_result rule 4 (interest matches /^y/); lead ${target.id} there`);
+    expect(JSON.parse(target.variables_json)).toEqual({ name: 'lead 2', interest: 'Yes', budget: '500' });
+    expect(target).toMatchObject({ state: 'pending', source_file: 'moved from campaign main' });
+    // A number that is already a lead in the target stays that one lead.
+    const already = await one('main', ALREADY);
+    expect(already.state).toBe('moved');
+    const existing = await one('sales', ALREADY);
+    expect(already.state_reason).toContain(`the number was already lead ${existing.id} there, left as it is`);
+
+    const explained = await explainNumber(s.db, MOVE, s.clock.now(), () => true);
+    expect(explained.leads.find((l) => l.campaign === 'main')?.message).toContain('on_result rule 4');
+  }, 90_000);
+});
