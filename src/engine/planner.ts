@@ -182,6 +182,7 @@ export function planLead(lead: LeadFacts, x: LeadContext): LeadPlan {
     case 'invalid':
     case 'suppressed':
     case 'cancelled':
+    case 'moved':
       return { kind: 'final', state: lead.state };
     case 'calling':
       return { kind: 'calling' };

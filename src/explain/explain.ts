@@ -246,7 +246,11 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
 function finalReason(lead: LeadRow): Reason {
   switch (lead.state) {
     case 'completed':
+      // An on_result rule that completed the lead names itself in the reason.
+      if (lead.state_reason) return { code: 'completed', message: `completed by ${lead.state_reason}: it will not be called again`, at: null };
       return { code: 'completed', message: 'completed: a call reached the person; it will not be called again', at: null };
+    case 'moved':
+      return { code: 'moved', message: `${lead.state_reason ?? 'moved to another campaign'}: it continues there`, at: null };
     case 'reached-max-retries':
       return { code: 'reached-max-retries', message: `not called again: ${lead.state_reason ?? 'every attempt is used up'}`, at: null };
     case 'invalid':

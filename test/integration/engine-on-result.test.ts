@@ -119,6 +119,8 @@ describe('on_result through the stack', () => {
     expect(already.state_reason).toContain(`the number was already lead ${existing.id} there, left as it is`);
 
     const explained = await explainNumber(s.db, MOVE, s.clock.now(), () => true);
-    expect(explained.leads.find((l) => l.campaign === 'main')?.message).toContain('on_result rule 4');
+    expect(explained.leads.find((l) => l.campaign === 'main')?.message).toBe(`${moved.state_reason}: it continues there`);
+    const byRule = await explainNumber(s.db, NO_ANSWER, s.clock.now(), () => true);
+    expect(byRule.leads[0]?.message).toBe('completed by on_result rule 6 (status no-answer): it will not be called again');
   }, 90_000);
 });
