@@ -93,10 +93,10 @@ export function selectCampaigns(campaigns: readonly CampaignStatus[], view: View
     .map((x) => x.c);
 }
 
-/** Leads in a final state: completed, out of retries, invalid, suppressed, cancelled. */
+/** Leads in a final state: completed, out of retries, invalid, suppressed, cancelled, moved to another campaign. */
 export function finishedOf(c: CampaignStatus): number {
   const l = c.leads;
-  return l.completed + l.reached_max_retries + l.invalid + l.suppressed + l.cancelled;
+  return l.completed + l.reached_max_retries + l.invalid + l.suppressed + l.cancelled + l.moved;
 }
 
 function windowOrder(c: CampaignStatus): SortValue {

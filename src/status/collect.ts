@@ -223,6 +223,7 @@ const LEAD_STATE_KEYS = [
   ['invalid', 'invalid'],
   ['suppressed', 'suppressed'],
   ['cancelled', 'cancelled'],
+  ['moved', 'moved'],
 ] as const satisfies readonly (readonly [LeadState, keyof LeadCounts])[];
 
 /** One campaign's lead counts in the report's shape; states status does not know are not in the total. */
@@ -251,7 +252,7 @@ function spanFrom(first: number | null, now: number): number {
 }
 
 function emptyCounts(): LeadCounts {
-  return { total: 0, pending: 0, calling: 0, retry_scheduled: 0, completed: 0, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 0, confirming: 0 };
+  return { total: 0, pending: 0, calling: 0, retry_scheduled: 0, completed: 0, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 0, moved: 0, confirming: 0 };
 }
 
 /** The normalised campaign stored by the daemon, or undefined when it cannot be used. */

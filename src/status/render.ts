@@ -13,10 +13,10 @@ export interface RenderOptions {
 
 type Paint = (code: string, text: string) => string;
 
-/** The last, PREDIAL, is shown only when a campaign has a pre-dial check. */
-const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH', 'PREDIAL'] as const;
+/** MOVED is shown only when a campaign has moved leads; the last, PREDIAL, only when a campaign has a pre-dial check. */
+const COLUMNS = ['CAMPAIGN', 'STATE', 'WINDOW', 'LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'MOVED', 'TOTAL', 'TODAY', 'SUCCESS', 'FINISH', 'PREDIAL'] as const;
 /** Columns whose cells are right-aligned numbers. */
-const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'TOTAL', 'TODAY', 'SUCCESS']);
+const NUMERIC = new Set(['LIVE', 'PENDING', 'CALLING', 'RETRY', 'DONE', 'MAXED', 'INVALID', 'SUPPR', 'CANCEL', 'MOVED', 'TOTAL', 'TODAY', 'SUCCESS']);
 
 /** The human form of `campaignd status`: a header line, one table row per campaign, then problems. */
 export function renderStatus(report: StatusReport, options: RenderOptions): string {
@@ -28,9 +28,16 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   if (report.campaigns.length === 0) {
     lines.push('no campaigns in the database yet: start "campaignd run" or "campaignd leads import"');
   } else {
-    // PREDIAL only when a campaign has a pre-dial check: the table stays as narrow as it can.
-    const columns = report.campaigns.some((c) => c.predial) ? COLUMNS : COLUMNS.slice(0, -1);
-    const rows = report.campaigns.map((c) => campaignCells(c, options.now).slice(0, columns.length));
+    // MOVED only when a campaign moved leads (on_result), PREDIAL only when a campaign has a
+    // pre-dial check: the table stays as narrow as it can.
+    const moved = report.campaigns.some((c) => c.leads.moved > 0);
+    const predial = report.campaigns.some((c) => c.predial);
+    const shown = COLUMNS.map((h, i) => ({ h, i })).filter(({ h }) => (h !== 'MOVED' || moved) && (h !== 'PREDIAL' || predial));
+    const columns = shown.map((x) => x.h);
+    const rows = report.campaigns.map((c) => {
+      const cells = campaignCells(c, options.now);
+      return shown.map((x) => cells[x.i] ?? '');
+    });
     const widths = columns.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
     const layout = (cells: readonly string[]): string[] => cells.map((cell, i) => (NUMERIC.has(columns[i] ?? '') ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)));
     lines.push(paint('1', layout(columns).join('  ').trimEnd()));
@@ -103,6 +110,7 @@ function campaignCells(c: CampaignStatus, now: number): string[] {
     String(c.leads.invalid),
     String(c.leads.suppressed),
     String(c.leads.cancelled),
+    String(c.leads.moved),
     String(c.leads.total),
     String(c.attempts.today),
     c.success_rate === null ? '-' : `${Math.round(c.success_rate * 100)}%`,

@@ -65,6 +65,8 @@ export interface LeadCounts {
   suppressed: number;
   /** Stopped by the caller (the API or a pre-dial check): no further attempt. */
   cancelled: number;
+  /** Continued in another campaign by an on_result `move_to` rule (README, "On the result"). */
+  moved: number;
   /**
    * Of `completed`, the leads whose success only a webhook has reported so far: the call
    * list may still say a machine answered (a voicemail, retried). Not counted twice in `total`.

@@ -59,7 +59,7 @@ describe('collectStatus', () => {
       window: { open: false, next_open_at: '2026-11-23T09:00:00+01:00', closes_at: null, timezone: 'Europe/Berlin' },
       live_calls: 1,
       max_calls_in_parallel: 5,
-      leads: { total: 17, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1, cancelled: 1, confirming: 0 },
+      leads: { total: 17, pending: 7, calling: 1, retry_scheduled: 2, completed: 3, reached_max_retries: 1, invalid: 1, suppressed: 1, cancelled: 1, moved: 0, confirming: 0 },
       attempts: { total: 9, today: 3 },
       problem: null,
       success_rate: 0.75,

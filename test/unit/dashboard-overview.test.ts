@@ -18,7 +18,7 @@ function campaign(i: number, over: Partial<CampaignStatus> = {}): CampaignStatus
     window: { open: true, next_open_at: null, closes_at: '2026-11-26T23:59:00-05:00', timezone: 'America/New_York' },
     live_calls: i % 5,
     max_calls_in_parallel: 5,
-    leads: { total: 100, pending: 100 - i, calling: 0, retry_scheduled: 0, completed: i, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 0, confirming: 0 },
+    leads: { total: 100, pending: 100 - i, calling: 0, retry_scheduled: 0, completed: i, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 0, moved: 0, confirming: 0 },
     attempts: { total: i, today: i },
     problem: null,
     success_rate: i > 0 ? 1 : null,

@@ -23,7 +23,7 @@ function data(): DashboardData {
           window: { open: true, next_open_at: null, closes_at: '2026-11-25T18:00:00+01:00', timezone: 'Europe/Berlin' },
           live_calls: 2,
           max_calls_in_parallel: 5,
-          leads: { total: 10, pending: 4, calling: 2, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, cancelled: 0, confirming: 0 },
+          leads: { total: 10, pending: 4, calling: 2, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, cancelled: 0, moved: 0, confirming: 0 },
           attempts: { total: 5, today: 5 },
           problem: EVIL,
           success_rate: 0.6667,
