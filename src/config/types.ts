@@ -6,6 +6,7 @@ import type { CallingPolicy } from '../rules/types.js';
 import type { ParsedSource } from './source.js';
 import type { Weekday } from '../time/window.js';
 import type { ResultRule } from './result-rule-types.js';
+import type { HookEventType } from '../store/results-hook-types.js';
 
 export type { Weekday };
 export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -49,7 +50,7 @@ export interface DaemonConfig {
   /** Active and standby on PostgreSQL (docs/design.md §10); the loader fills the default lease. */
   ha: { leaseSeconds: number };
   /** Where results are pushed (docs/design.md §9); absent or empty: nowhere. */
-  hooks?: { url: string; secretEnv: string; events: ('attempt.ended' | 'lead.final' | 'campaign.completed')[] }[];
+  hooks?: { url: string; secretEnv: string; events: HookEventType[] }[];
 }
 
 export interface CampaignConfig {
