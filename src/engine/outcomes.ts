@@ -5,7 +5,7 @@ import { mergeCallResult } from '../store/results.js';
 import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
-import { getAttempt, markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
+import { finaliseUnconfirmed, getAttempt, markEnded, markProvisionalConfirmed, markProvisionalVoicemail, setCallId, transitionAttempt } from '../store/attempts.js';
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import { retryDecider } from './retry-policy.js';
@@ -173,6 +173,32 @@ async function confirmProvisional(
   await markProvisionalVoicemail(trx, attempt.id, obs.answeredBy ?? null);
   await reviseCompletedLead(trx, attempt, leadDecider('voicemail', campaign, attempt, callFacts(obs), attempt.ended_at ?? now), now);
   return { result: 'revised', cls };
+}
+
+/**
+ * A webhook success the call list never showed becomes final (poller.ts): no source will
+ * say who answered, so the rules on the result decide now, on what the webhook reported
+ * (kept in call_results), in the same transaction. True when it was finalised.
+ */
+export async function finaliseProvisional(ctx: OutcomeContext, attempt: AttemptRow): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await finaliseUnconfirmed(trx, attempt.id))) return false;
+    const campaign = ctx.campaign(attempt.campaign_id);
+    if (!campaign?.config.onResult) return true;
+    const kept = await trx.selectFrom('call_results').select(['status', 'extracted_json']).where('attempt_id', '=', attempt.id).executeTakeFirst();
+    const facts: CallFacts = { status: kept?.status ?? attempt.call_status ?? 'completed', answeredBy: null, variables: parseJson(kept?.extracted_json ?? null) };
+    await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, facts, attempt.ended_at ?? ctx.now()), ctx.now());
+    return true;
+  });
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** What the rules on the result read of a final observation. */

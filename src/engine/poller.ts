@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { AttemptRow, Database } from '../store/types.js';
-import { callIdsBoundOnPhones, finaliseUnconfirmed, listLiveAttempts, noteUnknownDetail, transitionAttempt, unconfirmedAttempts } from '../store/attempts.js';
+import { callIdsBoundOnPhones, listLiveAttempts, noteUnknownDetail, transitionAttempt, unconfirmedAttempts } from '../store/attempts.js';
 import { leadBackUncounted } from '../store/lead-transitions.js';
 import { couldBeUnderZoneDoubt, createdAfterSend, SETTLE_HELD_PREFIX, ZONE_DOUBT_MS } from './call-time.js';
-import { closeStuckAttempt, observeCall, type OutcomeContext } from './outcomes.js';
+import { closeStuckAttempt, finaliseProvisional, observeCall, type OutcomeContext } from './outcomes.js';
 import { applyOptOut } from './opt-out.js';
 import { normaliseServicePhone } from './phone-match.js';
 import type { CallSummary, EngineClient } from './ports.js';
@@ -286,7 +286,7 @@ async function finaliseUnlisted(deps: PollerDeps, targets: Target[]): Promise<nu
   let finalised = 0;
   for (const { attempt, matched } of targets) {
     if (matched || attempt.state !== 'ended') continue;
-    if (await finaliseUnconfirmed(deps.db, attempt.id)) finalised++;
+    if (await finaliseProvisional(deps, attempt)) finalised++;
   }
   if (finalised > 0) deps.logger.info({ count: finalised }, 'webhook successes not found in a complete call listing are kept as successes');
   return finalised;

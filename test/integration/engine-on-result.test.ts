@@ -4,7 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { explainNumber } from '../../src/explain/explain.js';
 import type { ResultRule } from '../../src/config/result-rule-types.js';
-import { unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
+import { claimAttempts, unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
+import { mergeCallResult } from '../../src/store/results.js';
+import { readGivenCall } from '../../src/results/given.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
 
 const MOVE = '+12025550301';
@@ -123,4 +125,34 @@ describe('on_result through the stack', () => {
     const byRule = await explainNumber(s.db, NO_ANSWER, s.clock.now(), () => true);
     expect(byRule.leads[0]?.message).toBe('completed by on_result rule 6 (status no-answer): it will not be called again');
   }, 90_000);
+
+  it('decides a webhook success the call list never shows when it becomes final, on the webhook\'s extracted variables', async () => {
+    stack = await startStack({
+      campaigns: [
+        { name: 'main', settings: { onResult: rules, maxRetries: 1 }, leads: [{ phone: MOVE }] },
+        { name: 'sales', settings: { initialStatus: 'paused' }, leads: [] },
+      ],
+      webhooks: false,
+      startEngine: false,
+    });
+    const s = stack;
+    // As a webhook left it before a restart: a success, its extracted variables kept, the lead completed.
+    const lead = await s.db.selectFrom('leads').select(['id', 'campaign_id']).where('phone_number', '=', MOVE).executeTakeFirstOrThrow();
+    const sentAt = s.clock.now() - 3_600_000;
+    const [claim] = await claimAttempts(s.db, [{ campaignId: lead.campaign_id, leadId: lead.id, contactPosition: 0, phoneNumber: MOVE, assistantId: s.assistantId, owner: 'stopped-daemon', now: sentAt }]);
+    if (!claim?.ok) throw new Error('could not stage the attempt');
+    const id = claim.attempt.id;
+    await s.db.updateTable('attempts').set({ state: 'placed', call_status: 'completed', outcome: 'success', outcome_source: 'webhook', answered_at: sentAt, ended_at: sentAt + 60_000 }).where('id', '=', id).execute();
+    await s.db.updateTable('attempts').set({ state: 'ended' }).where('id', '=', id).execute();
+    await s.db.updateTable('leads').set({ state: 'completed', next_due_at: null }).where('id', '=', lead.id).execute();
+    const given = readGivenCall({ id: 'gone-1', status: 'completed', extracted_variables: { interest: 'yes' } }, 'UTC');
+    await mergeCallResult(s.db, { attemptId: id, campaignId: lead.campaign_id, leadId: lead.id }, given.fields, { source: 'webhook', now: sentAt, keepTranscripts: true });
+
+    await s.startEngine();
+    const state = async () => (await s.db.selectFrom('leads').select('state').where('id', '=', lead.id).executeTakeFirstOrThrow()).state;
+    await waitUntil(async () => (await state()) === 'moved', { timeoutMs: 30_000, message: state });
+    expect((await s.db.selectFrom('attempts').select('outcome_source').where('id', '=', id).executeTakeFirstOrThrow()).outcome_source).toBe('webhook-final');
+    const target = await s.db.selectFrom('leads').innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id').select('leads.variables_json').where('campaigns.name', '=', 'sales').execute();
+    expect(target.map((t) => JSON.parse(t.variables_json).interest)).toEqual(['yes']);
+  }, 60_000);
 });
