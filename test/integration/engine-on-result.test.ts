@@ -7,6 +7,8 @@ import type { ResultRule } from '../../src/config/result-rule-types.js';
 import { claimAttempts, unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import { readGivenCall } from '../../src/results/given.js';
+import { exportResults } from '../../src/results/export.js';
+import { campaignNames } from '../../src/store/campaigns.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
 
 const MOVE = '+12025550301';
@@ -122,6 +124,12 @@ describe('on_result through the stack', () => {
 
     const explained = await explainNumber(s.db, MOVE, s.clock.now(), () => true);
     expect(explained.leads.find((l) => l.campaign === 'main')?.message).toBe(`${moved.state_reason}: it continues there`);
+    // The results export lists the moved lead with its state and the rule's reason.
+    const names = new Map((await campaignNames(s.db)).map((c) => [c.id, c.name]));
+    const lines: string[] = [];
+    await exportResults(s.db, { format: 'jsonl', scope: {}, campaignNames: names }, async (t) => void lines.push(t));
+    const rows = lines.join('').trim().split('\n').map((l) => JSON.parse(l) as { campaign: string; phone_number: string; state: string; state_reason: string });
+    expect(rows.find((r) => r.campaign === 'main' && r.phone_number === MOVE)).toMatchObject({ state: 'moved', state_reason: moved.state_reason });
     const byRule = await explainNumber(s.db, NO_ANSWER, s.clock.now(), () => true);
     expect(byRule.leads[0]?.message).toBe('completed by on_result rule 6 (status no-answer): it will not be called again');
   }, 90_000);
