@@ -46,7 +46,7 @@ svg.meter{height:8px;margin-top:4px;max-width:140px}
 svg.hours{height:40px}
 .empty{fill:#eef1f5}.fill{fill:var(--calling)}.fill.full{fill:var(--maxed)}
 .col{fill:#93b4f0}.col.now{fill:var(--accent)}.axis{stroke:var(--line)}
-.s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-cancelled{fill:var(--cancelled);background:var(--cancelled)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}
+.s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-cancelled{fill:var(--cancelled);background:var(--cancelled)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}.s-moved{fill:#0e7490;background:#0e7490}
 .legend{display:flex;flex-wrap:wrap;gap:2px 14px;list-style:none;margin:4px 0 0;padding:0;font-size:12px;color:var(--muted)}
 .legend b{color:var(--ink);font-weight:600}
 .sw{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}

@@ -19,8 +19,8 @@ export interface CardContext {
   back: string;
 }
 
-/** How many of leadSegments' first segments are final states (the outcomes); the rest are active. */
-const FINAL_SEGMENTS = 5;
+/** How many of leadSegments' last segments are active states; those before are final (the outcomes). */
+const ACTIVE_SEGMENTS = 3;
 
 export function leadSegments(c: CampaignStatus): Segment[] {
   const l = c.leads;
@@ -30,6 +30,8 @@ export function leadSegments(c: CampaignStatus): Segment[] {
     { label: 'invalid', value: l.invalid, cls: 's-invalid' },
     { label: 'suppressed', value: l.suppressed, cls: 's-suppressed' },
     { label: 'cancelled', value: l.cancelled, cls: 's-cancelled' },
+    // Only campaigns with on_result move_to rules have moved leads: no empty entry elsewhere.
+    ...(l.moved > 0 ? [{ label: 'moved', value: l.moved, cls: 's-moved' }] : []),
     { label: 'calling', value: l.calling, cls: 's-calling' },
     { label: 'retry scheduled', value: l.retry_scheduled, cls: 's-retry' },
     { label: 'pending', value: l.pending, cls: 's-pending' },
@@ -40,7 +42,8 @@ export function renderCard(c: CampaignStatus, ctx: CardContext): Html {
   const l = c.leads;
   const finished = finishedOf(c);
   const segments = leadSegments(c);
-  const outcomes = segments.slice(0, FINAL_SEGMENTS);
+  // The final states first (moved only where there are some), then the three active ones.
+  const outcomes = segments.slice(0, -ACTIVE_SEGMENTS);
   const today = ctx.hours.reduce((n, v) => n + v, 0);
   const action = c.state === 'running' ? 'pause' : c.state === 'paused' || c.state === 'stopped' ? 'resume' : null;
   return html`<article class="campaign" data-campaign="${c.name}">
@@ -51,7 +54,7 @@ export function renderCard(c: CampaignStatus, ctx: CardContext): Html {
 <div class="cell wide"><h3>Attempts per hour, last 24 h <small>(${fmt(today)})</small></h3>${hourColumns(ctx.hours, ctx.since, `attempts per hour of ${c.name}`)}</div>
 </div>
 <h3>Lead progress <small><span class="finished">${fmt(finished)}</span> of ${fmt(l.total)} finished (${pct(finished, l.total)})${c.estimated_finish_at ? html` · done by about ${spokenTime(c.estimated_finish_at, c.window.timezone, ctx.now)}` : ''}</small></h3>
-${stackedBar(segments, `lead states of ${c.name}`)}${legend(segments.slice(FINAL_SEGMENTS))}
+${stackedBar(segments, `lead states of ${c.name}`)}${legend(segments.slice(-ACTIVE_SEGMENTS))}
 <h3>Outcomes <small>${c.success_rate === null ? 'none yet' : `success rate ${pct(c.success_rate, 1)}`}${l.confirming > 0 ? ` · ${fmt(l.confirming)} awaiting confirmation` : ''}</small></h3>
 ${finished > 0 ? stackedBar(outcomes, `outcomes of ${c.name}`) : ''}${legend(outcomes)}
 <footer class="actions">${action ? html`<form method="post" action="/dashboard/campaigns/${action}"><input type="hidden" name="csrf" value="${ctx.csrf}"><input type="hidden" name="campaign" value="${c.name}"><input type="hidden" name="back" value="${ctx.back}"><button type="submit" class="${action}">${action === 'pause' ? 'Pause' : 'Resume'}</button></form>` : ''}<a class="download" href="/dashboard/results.csv?campaign=${encodeURIComponent(c.name)}" download>Results CSV</a></footer>
