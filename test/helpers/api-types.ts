@@ -264,7 +264,7 @@ export interface components {
             phone_number: string;
             secondary_phone_numbers: string[];
             /** @enum {string} */
-            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled";
+            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled" | "moved";
             state_reason: string | null;
             variables: {
                 [key: string]: string;
@@ -309,7 +309,7 @@ export interface components {
         LeadCancelled: {
             id: number;
             /** @enum {string} */
-            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled";
+            state: "pending" | "calling" | "retry-scheduled" | "completed" | "reached-max-retries" | "invalid" | "suppressed" | "cancelled" | "moved";
             /** @description False when the lead was final already (nothing changed). */
             changed: boolean;
             /** @description A call was live: it finishes and its result is kept; no further attempt. */

@@ -7,7 +7,7 @@ import type { CampaignStatus } from '../../src/status/types.js';
 
 function campaign(moved: number): CampaignStatus {
   return {
-    leads: { total: 10 + moved, pending: 4, calling: 2, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, moved, confirming: 0 },
+    leads: { total: 10 + moved, pending: 4, calling: 2, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, cancelled: 0, moved, confirming: 0 },
   } as CampaignStatus;
 }
 
@@ -15,7 +15,7 @@ describe('dashboard: moved leads', () => {
   it('count as finished and get a segment after the other final states', () => {
     expect(finishedOf(campaign(3))).toBe(6);
     const labels = leadSegments(campaign(3)).map((s) => s.label);
-    expect(labels).toEqual(['completed', 'max retries', 'invalid', 'suppressed', 'moved', 'calling', 'retry scheduled', 'pending']);
+    expect(labels).toEqual(['completed', 'max retries', 'invalid', 'suppressed', 'cancelled', 'moved', 'calling', 'retry scheduled', 'pending']);
   });
 
   it('add nothing where no lead was moved', () => {

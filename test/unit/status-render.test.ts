@@ -13,7 +13,7 @@ function campaign(name: string, over: Partial<CampaignStatus> = {}): CampaignSta
     window: { open: true, next_open_at: null, closes_at: null, timezone: 'UTC' },
     live_calls: 0,
     max_calls_in_parallel: 5,
-    leads: { total: 10, pending: 4, calling: 0, retry_scheduled: 0, completed: 3, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 3, confirming: 0 },
+    leads: { total: 10, pending: 4, calling: 0, retry_scheduled: 0, completed: 3, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 3, moved: 0, confirming: 0 },
     attempts: { total: 3, today: 3 },
     problem: null,
     success_rate: 1,

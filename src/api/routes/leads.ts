@@ -50,7 +50,7 @@ const ItemOutcomeSchema = z.object({
 
 const PostAnswer = responseSchema('LeadsAdded', z.object({ items: z.array(ItemOutcomeSchema).meta({ description: "One answer per item, in the request's order." }) }));
 
-export const LEAD_STATES = ['pending', 'calling', 'retry-scheduled', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled'] as const satisfies readonly LeadState[];
+export const LEAD_STATES = ['pending', 'calling', 'retry-scheduled', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'cancelled', 'moved'] as const satisfies readonly LeadState[];
 const iso = z.string().meta({ description: 'ISO 8601, UTC.' });
 
 const LeadSchema = responseSchema(
