@@ -41,7 +41,7 @@ describe('status: moved leads', () => {
     const row = lines.find((l) => l.startsWith('main'))!;
     const cells = row.split(/\s{2,}/);
     const columns = header.split(/\s{2,}/);
-    expect(columns.slice(columns.indexOf('SUPPR'), columns.indexOf('SUPPR') + 3)).toEqual(['SUPPR', 'MOVED', 'TOTAL']);
+    expect(columns.slice(columns.indexOf('SUPPR'), columns.indexOf('SUPPR') + 4)).toEqual(['SUPPR', 'CANCEL', 'MOVED', 'TOTAL']);
     expect(cells[columns.indexOf('MOVED')]).toBe('2');
     expect(cells[columns.indexOf('TOTAL')]).toBe('6');
   });
