@@ -8,7 +8,7 @@ import { claimAttempts, unconfirmedCountsByCampaign } from '../../src/store/atte
 import { mergeCallResult } from '../../src/store/results.js';
 import { readGivenCall } from '../../src/results/given.js';
 import { exportResults } from '../../src/results/export.js';
-import { campaignNames } from '../../src/store/campaigns.js';
+import { campaignNames, setCampaignState } from '../../src/store/campaigns.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
 
 const MOVE = '+12025550301';
@@ -132,6 +132,11 @@ describe('on_result through the stack', () => {
     expect(rows.find((r) => r.campaign === 'main' && r.phone_number === MOVE)).toMatchObject({ state: 'moved', state_reason: moved.state_reason });
     const byRule = await explainNumber(s.db, NO_ANSWER, s.clock.now(), () => true);
     expect(byRule.leads[0]?.message).toBe('completed by on_result rule 6 (status no-answer): it will not be called again');
+
+    // Resumed, the target campaign calls the person with the variables of both.
+    await setCampaignState(s.db, 'sales', 'running', s.clock.now());
+    await waitUntil(() => calls(MOVE).length === 2, { timeoutMs: 30_000, message: () => JSON.stringify(calls(MOVE).map((c) => c.input_variables)) });
+    expect(calls(MOVE)[1]!.input_variables).toMatchObject({ name: 'lead 2', interest: 'Yes', budget: '500' });
   }, 90_000);
 
   it('decides a webhook success the call list never shows when it becomes final, on the webhook\'s extracted variables', async () => {
