@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
-import { mergeCallResult } from '../store/results.js';
+import { callResultOf, mergeCallResult, parseStoredJson } from '../store/results.js';
 import { readGivenCall, type GivenCall, type ReadResult } from '../results/given.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { LIVE_ATTEMPT_STATES, type AttemptRow, type Database, type OutcomeSource } from '../store/types.js';
@@ -185,20 +185,11 @@ export async function finaliseProvisional(ctx: OutcomeContext, attempt: AttemptR
     if (!(await finaliseUnconfirmed(trx, attempt.id))) return false;
     const campaign = ctx.campaign(attempt.campaign_id);
     if (!campaign?.config.onResult) return true;
-    const kept = await trx.selectFrom('call_results').select(['status', 'extracted_json']).where('attempt_id', '=', attempt.id).executeTakeFirst();
-    const facts: CallFacts = { status: kept?.status ?? attempt.call_status ?? 'completed', answeredBy: null, variables: parseJson(kept?.extracted_json ?? null) };
+    const kept = await callResultOf(trx, attempt.id);
+    const facts: CallFacts = { status: kept?.status ?? attempt.call_status ?? 'completed', answeredBy: null, variables: parseStoredJson(kept?.extracted_json ?? null) };
     await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, facts, attempt.ended_at ?? ctx.now()), ctx.now());
     return true;
   });
-}
-
-function parseJson(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
 }
 
 /** What the rules on the result read of a final observation. */
