@@ -7,7 +7,7 @@ import { finishedOf } from '../../src/dashboard/view.js';
 import type { CampaignStatus } from '../../src/status/types.js';
 
 const c = {
-  leads: { total: 10, pending: 2, calling: 1, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, cancelled: 3, confirming: 0 },
+  leads: { total: 10, pending: 2, calling: 1, retry_scheduled: 1, completed: 2, reached_max_retries: 1, invalid: 0, suppressed: 0, cancelled: 3, moved: 0, confirming: 0 },
 } as CampaignStatus;
 
 describe('dashboard: cancelled leads', () => {
