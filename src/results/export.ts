@@ -21,20 +21,20 @@ export interface ExportOptions {
   pageSize?: number;
   /**
    * The change feed instead of the id order (JSONL only): leads changed after `after` and
-   * at or before `until`, by (updated_at, id); each line carries its `cursor` (cursorText).
+   * at or before `until`, by (changed_at, id); each line carries its `cursor` (cursorText).
    */
   feed?: { after: ChangeCursor; until: number };
 }
 
-/** A feed position as the API shows it: "UPDATED_AT_MS.LEAD_ID" (clients keep it as an opaque string). */
+/** A feed position as the API shows it: "CHANGED_AT_MS.LEAD_ID" (clients keep it as an opaque string). */
 export function cursorText(c: ChangeCursor): string {
-  return `${c.updatedAt}.${c.leadId}`;
+  return `${c.changedAt}.${c.leadId}`;
 }
 
 /** The inverse of cursorText; null when `text` is not one. */
 export function parseCursor(text: string): ChangeCursor | null {
   const m = /^(\d{1,15})\.(\d{1,15})$/.exec(text);
-  return m ? { updatedAt: Number(m[1]), leadId: Number(m[2]) } : null;
+  return m ? { changedAt: Number(m[1]), leadId: Number(m[2]) } : null;
 }
 
 /** Where the export goes: resolves once the text was taken (waits on backpressure). */
@@ -62,13 +62,13 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
     for (const lead of page) {
       const campaign = opts.campaignNames.get(lead.campaign_id) ?? String(lead.campaign_id);
       const history = attempts.get(lead.lead_id) ?? [];
-      const cursor = feed ? cursorText({ updatedAt: Number(lead.updated_at), leadId: lead.lead_id }) : undefined;
+      const cursor = feed ? cursorText({ changedAt: lead.changed_at!, leadId: lead.lead_id }) : undefined;
       await buffered.write(jsonl ? jsonLine(lead, campaign, history, cursor) : csvLine(lead, campaign, history, names));
     }
     leads += page.length;
     const last = page.at(-1)!;
     after = last.lead_id;
-    afterChange = { updatedAt: Number(last.updated_at), leadId: last.lead_id };
+    afterChange = { changedAt: last.changed_at ?? 0, leadId: last.lead_id };
     if (page.length < pageSize) break;
   }
   await buffered.flush();

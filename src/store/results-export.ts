@@ -16,18 +16,19 @@ export interface ExportScope {
 
 /**
  * A position in the feed of changed leads (the API's resumable results): leads ordered by
- * (updated_at, id), each lead at its last change. Strictly after `updatedAt`/`leadId` and
+ * (changed_at, id), each lead at its last change. Strictly after `changedAt`/`leadId` and
  * changed at or before `until` (changes younger than that may still be committing).
  */
 export interface ChangeCursor {
-  updatedAt: number;
+  changedAt: number;
   leadId: number;
 }
 
 /** A lead as exported. */
 export interface ExportLeadRow {
   lead_id: number;
-  updated_at: number;
+  /** The change feed only: the lead's last change, or its results' (a result recorded after the lead settled). */
+  changed_at?: number;
   campaign_id: number;
   phone_number: string;
   state: string;
@@ -77,7 +78,7 @@ function scopeFilter(scope: ExportScope, alias: string) {
 /** Up to `limit` leads of the scope with id > `after`, in id order. */
 export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number): Promise<ExportLeadRow[]> {
   const result = await sql<ExportLeadRow>`
-    select l.id as lead_id, l.updated_at, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json
+    select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json
     from leads l
     where l.id > ${after} ${scopeFilter(scope, 'l')}
     order by l.id
@@ -85,16 +86,24 @@ export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, a
   return result.rows;
 }
 
-/** Up to `limit` leads of the scope changed after `after` and at or before `until`, in (updated_at, id) order. */
+/**
+ * Up to `limit` leads of the scope changed after `after` and at or before `until`, in
+ * (changed_at, id) order. A lead changes when its row does, and when a result of one of its
+ * calls is recorded or revised (the service's report can come after the lead settled).
+ */
 export async function exportChangedLeadPage(db: Kysely<Database>, scope: ExportScope, after: ChangeCursor, until: number, limit: number): Promise<ExportLeadRow[]> {
   const result = await sql<ExportLeadRow>`
-    select l.id as lead_id, l.updated_at, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json
-    from leads l
-    where (l.updated_at > ${after.updatedAt} or (l.updated_at = ${after.updatedAt} and l.id > ${after.leadId}))
-      and l.updated_at <= ${until} ${scopeFilter(scope, 'l')}
-    order by l.updated_at, l.id
+    select x.* from (
+      select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json,
+        coalesce((select max(r.updated_at) from call_results r where r.lead_id = l.id and r.updated_at > l.updated_at), l.updated_at) as changed_at
+      from leads l
+      where 1 = 1 ${scopeFilter(scope, 'l')}
+    ) x
+    where (x.changed_at > ${after.changedAt} or (x.changed_at = ${after.changedAt} and x.lead_id > ${after.leadId}))
+      and x.changed_at <= ${until}
+    order by x.changed_at, x.lead_id
     limit ${limit}`.execute(db);
-  return result.rows.map((r) => ({ ...r, updated_at: Number(r.updated_at), lead_id: Number(r.lead_id) }));
+  return result.rows.map((r) => ({ ...r, changed_at: Number(r.changed_at), lead_id: Number(r.lead_id) }));
 }
 
 /**

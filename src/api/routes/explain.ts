@@ -57,6 +57,7 @@ const explain = defineRoute<z.infer<typeof Params>, z.infer<typeof Query>>({
   params: Params,
   query: Query,
   responses: { 200: { description: 'The verdict on each lead with the number (primary or secondary).', schema: Explanation } },
+  problems: { 404: 'No campaign has the name `campaign` gives.' },
   handle: async ({ params, query, deps }) => {
     const phone = await pathNumber(deps.db, params.phone_number, query.country?.toUpperCase());
     if (query.campaign !== undefined && (await exportCampaigns(deps.db, query.campaign)).length === 0) throw new ApiProblem(404, 'Not found', `no campaign named "${query.campaign}"`);

@@ -20,7 +20,7 @@ import { responseSchema } from '../schemas.js';
  */
 export const RESULTS_SETTLE_MS = 5_000;
 
-const Cursor = z.string().meta({ description: 'Where this line is in the feed: pass it as `since` to get only what changed after it. Opaque ("UPDATED_AT_MS.LEAD_ID").' });
+const Cursor = z.string().meta({ description: 'Where this line is in the feed: pass it as `since` to get only what changed after it. Opaque ("CHANGED_AT_MS.LEAD_ID").' });
 
 const ResultLine = responseSchema(
   'ResultLine',
@@ -63,13 +63,13 @@ const ResultsQuery = z.object({
 
 /** `since` as a feed position: a cursor as it is; an instant as "just before it". */
 function sinceCursor(since: string | undefined): ChangeCursor {
-  if (since === undefined) return { updatedAt: -1, leadId: 0 };
+  if (since === undefined) return { changedAt: -1, leadId: 0 };
   const cursor = parseCursor(since);
   if (cursor) return cursor;
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(since) ? Date.parse(`${since}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(since) ? Date.parse(since) : NaN;
   if (!Number.isFinite(ms)) throw new ApiProblem(400, 'Invalid query', `since=${JSON.stringify(since).slice(0, 60)} is neither: use ${SINCE_HELP}`, [{ pointer: '/query/since', message: `use ${SINCE_HELP}` }]);
   // Strictly after (ms - 1, any lead) = changed at or after ms.
-  return { updatedAt: ms - 1, leadId: Number.MAX_SAFE_INTEGER };
+  return { changedAt: ms - 1, leadId: Number.MAX_SAFE_INTEGER };
 }
 
 const results = defineRoute<undefined, z.infer<typeof ResultsQuery>>({
@@ -85,6 +85,7 @@ const results = defineRoute<undefined, z.infer<typeof ResultsQuery>>({
   scope: 'read',
   query: ResultsQuery,
   responses: { 200: { description: 'JSON lines, one lead each (an empty body when nothing changed).', schema: ResultLine, contentType: 'application/jsonl' } },
+  problems: { 404: 'No campaign has the name `campaign` gives.' },
   handle: async ({ query, deps }) => {
     const after = sinceCursor(query.since);
     const campaigns = await exportCampaigns(deps.db, query.campaign);
