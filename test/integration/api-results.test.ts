@@ -65,6 +65,13 @@ describe('API: results', () => {
       const rest = await feed(api, { campaign: 'bulk', since: all[at]!.cursor });
       expect(rest.map((l) => l.lead_id)).toEqual(all.slice(at + 1).map((l) => l.lead_id));
     }
+    // A client that goes away mid-stream costs the daemon nothing: the next request is answered.
+    const abort = new AbortController();
+    const partial = await fetch(`${stack.httpUrl}/api/v1/results`, { signal: abort.signal });
+    const reader = partial.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    abort.abort();
+    await reader.closed.catch(() => undefined);
     // Every campaign without `campaign`; an instant includes the changes at it.
     expect(await feed(api)).toHaveLength(455);
     expect(await feed(api, { since: new Date(clock.now() - RESULTS_SETTLE_MS).toISOString() })).toHaveLength(455);
