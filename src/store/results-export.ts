@@ -90,6 +90,8 @@ export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, a
  * Up to `limit` leads of the scope changed after `after` and at or before `until`, in
  * (changed_at, id) order. A lead changes when its row does, and when a result of one of its
  * calls is recorded or revised (the service's report can come after the lead settled).
+ * Only leads changed since the cursor's instant get their changed_at computed; the scan
+ * itself is over the scope's leads (no index on updated_at: one would cost every write).
  */
 export async function exportChangedLeadPage(db: Kysely<Database>, scope: ExportScope, after: ChangeCursor, until: number, limit: number): Promise<ExportLeadRow[]> {
   const result = await sql<ExportLeadRow>`
@@ -97,7 +99,7 @@ export async function exportChangedLeadPage(db: Kysely<Database>, scope: ExportS
       select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json,
         coalesce((select max(r.updated_at) from call_results r where r.lead_id = l.id and r.updated_at > l.updated_at), l.updated_at) as changed_at
       from leads l
-      where 1 = 1 ${scopeFilter(scope, 'l')}
+      where (l.updated_at >= ${after.changedAt} or l.id in (select r.lead_id from call_results r where r.updated_at >= ${after.changedAt})) ${scopeFilter(scope, 'l')}
     ) x
     where (x.changed_at > ${after.changedAt} or (x.changed_at = ${after.changedAt} and x.lead_id > ${after.leadId}))
       and x.changed_at <= ${until}
