@@ -111,6 +111,14 @@ async function send(res: ServerResponse, answer: RouteAnswer, headOnly: boolean)
     return;
   }
   // Written as produced, waiting for the client to drain.
+  if ('text' in answer) {
+    await answer.text(async (chunk) => {
+      if (res.destroyed) throw new Error('the client went away');
+      if (!res.write(chunk)) await drained(res);
+    });
+    res.end();
+    return;
+  }
   for await (const line of answer.lines) {
     if (res.destroyed) break;
     if (!res.write(`${JSON.stringify(line)}\n`)) await drained(res);

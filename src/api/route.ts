@@ -13,7 +13,9 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** A JSON answer, or JSON lines written as they are produced (the results export). */
 export type RouteAnswer =
   | { status: number; body: unknown; headers?: Record<string, string> }
-  | { status: number; lines: AsyncIterable<unknown>; headers?: Record<string, string> };
+  | { status: number; lines: AsyncIterable<unknown>; headers?: Record<string, string> }
+  /** JSON lines already serialised (the results export writes text): `write` waits while the client is slow. */
+  | { status: number; text: (write: (chunk: string) => Promise<void>) => Promise<void>; headers?: Record<string, string> };
 
 export interface RouteContext<P, Q, B> {
   params: P;

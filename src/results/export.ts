@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { exportAttemptsOf, exportLeadPage, type ExportAttemptRow, type ExportLeadRow, type ExportScope } from '../store/results-export.js';
+import { exportAttemptsOf, exportChangedLeadPage, exportLeadPage, type ChangeCursor, type ExportAttemptRow, type ExportLeadRow, type ExportScope } from '../store/results-export.js';
 import type { Database } from '../store/types.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
 import { callTimes, type TimesFrom } from './call-times.js';
@@ -19,6 +19,22 @@ export interface ExportOptions {
   bom?: boolean;
   /** Leads per page (default 1000 for CSV, 200 for JSONL, which carries transcripts). */
   pageSize?: number;
+  /**
+   * The change feed instead of the id order (JSONL only): leads changed after `after` and
+   * at or before `until`, by (changed_at, id); each line carries its `cursor` (cursorText).
+   */
+  feed?: { after: ChangeCursor; until: number };
+}
+
+/** A feed position as the API shows it: "CHANGED_AT_MS.LEAD_ID" (clients keep it as an opaque string). */
+export function cursorText(c: ChangeCursor): string {
+  return `${c.changedAt}.${c.leadId}`;
+}
+
+/** The inverse of cursorText; null when `text` is not one. */
+export function parseCursor(text: string): ChangeCursor | null {
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(text);
+  return m ? { changedAt: Number(m[1]), leadId: Number(m[2]) } : null;
 }
 
 /** Where the export goes: resolves once the text was taken (waits on backpressure). */
@@ -26,24 +42,33 @@ export type ExportSink = (text: string) => Promise<void>;
 
 /** Writes the export; returns how many leads it holds. */
 export async function exportResults(db: Kysely<Database>, opts: ExportOptions, sink: ExportSink): Promise<{ leads: number; columns: string[] }> {
-  const names = await collectColumnNames(db, opts.scope);
+  const jsonl = opts.format === 'jsonl';
+  // JSONL names its fields in each line: the first pass over the scope is for CSV's header.
+  const names = jsonl ? { variables: [], extracted: [] } : await collectColumnNames(db, opts.scope);
   const header = headerOf(names);
   const buffered = bufferedSink(sink);
-  const jsonl = opts.format === 'jsonl';
+  const feed = jsonl ? opts.feed : undefined;
   if (!jsonl) await buffered.write(`${opts.bom === false ? '' : UTF8_BOM}${csvRecord(header)}`);
   const pageSize = opts.pageSize ?? (jsonl ? 200 : 1000);
   let leads = 0;
-  for (let after = 0; ; ) {
-    const page = await exportLeadPage(db, opts.scope, after, pageSize);
+  let after = 0;
+  let afterChange = feed?.after;
+  for (;;) {
+    const page = feed ? await exportChangedLeadPage(db, opts.scope, afterChange!, feed.until, pageSize) : await exportLeadPage(db, opts.scope, after, pageSize);
     if (page.length === 0) break;
-    const attempts = groupByLead(await exportAttemptsOf(db, page[0]!.lead_id, page.at(-1)!.lead_id, { texts: jsonl, campaignIds: opts.scope.campaignIds }));
+    const ids = page.map((l) => l.lead_id);
+    const range = feed ? { leadIds: ids } : {};
+    const attempts = groupByLead(await exportAttemptsOf(db, Math.min(...ids), Math.max(...ids), { texts: jsonl, campaignIds: opts.scope.campaignIds, ...range }));
     for (const lead of page) {
       const campaign = opts.campaignNames.get(lead.campaign_id) ?? String(lead.campaign_id);
       const history = attempts.get(lead.lead_id) ?? [];
-      await buffered.write(jsonl ? jsonLine(lead, campaign, history) : csvLine(lead, campaign, history, names));
+      const cursor = feed ? cursorText({ changedAt: lead.changed_at!, leadId: lead.lead_id }) : undefined;
+      await buffered.write(jsonl ? jsonLine(lead, campaign, history, cursor) : csvLine(lead, campaign, history, names));
     }
     leads += page.length;
-    after = page.at(-1)!.lead_id;
+    const last = page.at(-1)!;
+    after = last.lead_id;
+    afterChange = { changedAt: last.changed_at ?? 0, leadId: last.lead_id };
     if (page.length < pageSize) break;
   }
   await buffered.flush();
@@ -84,9 +109,9 @@ function csvLine(lead: ExportLeadRow, campaign: string, history: readonly Export
  * spliced in as the text it is, never parsed and serialised again: at a million leads
  * that round trip was a third of the export's time.
  */
-function jsonLine(lead: ExportLeadRow, campaign: string, history: readonly ExportAttemptRow[]): string {
+function jsonLine(lead: ExportLeadRow, campaign: string, history: readonly ExportAttemptRow[], cursor?: string): string {
   const last = history.at(-1);
-  const head = JSON.stringify(summary(lead, campaign, history));
+  const head = JSON.stringify(cursor === undefined ? summary(lead, campaign, history) : { cursor, ...summary(lead, campaign, history) });
   return (
     `${head.slice(0, -1)},"variables":${rawObject(lead.variables_json)},"extracted":${rawObject(last?.extracted_json ?? null)}` +
     `,"evaluation":${last?.evaluation_json ?? 'null'},"transcript":${last?.transcript_json ?? 'null'}` +

@@ -9,7 +9,8 @@ import { DUE_LEAD_STATES, type Database } from './types.js';
 // because an operator who once said "do not call" should re-import on purpose. The file
 // itself is read by leads/suppression-file.ts.
 
-const FILE_SOURCE = 'file';
+/** The source of rows that mirror suppression_file (a sync replaces them). */
+export const FILE_SOURCE = 'file';
 const CHUNK = 500;
 
 /** Makes the 'file' rows of the table equal to `numbers`; returns how many were added and removed. */
@@ -139,4 +140,16 @@ export async function suppressLeadsOfNumbers(db: Kysely<Database>, numbers: read
     }
   }
   return changed;
+}
+
+/** Up to `limit` listed numbers after `after`, in number order (the API's pages). */
+export async function suppressionPage(db: Kysely<Database>, after: string, limit: number): Promise<{ phone_number: string; source: string; added_at: number }[]> {
+  const rows = await db.selectFrom('suppressions').select(['phone_number', 'source', 'added_at']).where('phone_number', '>', after).orderBy('phone_number').limit(limit).execute();
+  return rows.map((r) => ({ ...r, added_at: Number(r.added_at) }));
+}
+
+/** One listed number's row, or undefined. */
+export async function suppressionOf(db: Kysely<Database>, phone: string): Promise<{ phone_number: string; source: string; added_at: number } | undefined> {
+  const row = await db.selectFrom('suppressions').select(['phone_number', 'source', 'added_at']).where('phone_number', '=', phone).executeTakeFirst();
+  return row && { ...row, added_at: Number(row.added_at) };
 }

@@ -148,6 +148,85 @@ export interface paths {
         patch: operations["changeLead"];
         trace?: never;
     };
+    "/api/v1/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the calls produced, one lead per line, resumable
+         * @description The `campaignd results --format jsonl` export as JSON lines, streamed: leads in the order they last changed, each with a `cursor`. Keep the last line's cursor and ask again with `since=CURSOR` to get every lead that changed after it, once each (a lead that changed again comes again, as it is now). Changes of the last 5 seconds are left for the next request, so that none is skipped while it is being written. An empty answer means nothing changed.
+         */
+        get: operations["streamResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The suppression list, a page at a time (in number order) */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * List one number or many: they are never dialled again
+         * @description Numbers are read like `campaignd suppress add` reads them. Waiting leads (pending or retry scheduled) with a listed number become `suppressed` at once; a call already live finishes. Numbers that cannot be read are answered per item with the reason; the others are still listed. 422 when none can be read.
+         */
+        post: operations["addSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/{phone_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a number is listed, and by what */
+        get: operations["getSuppression"];
+        put?: never;
+        post?: never;
+        /**
+         * Take a number off the list
+         * @description Like `campaignd suppress remove`: leads already suppressed stay so (re-import them on purpose). A number that came from suppression_file is removed too, but the file lists it again at the next reload unless it is removed from the file: the answer says so.
+         */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/explain/{phone_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Why each lead with this number is or is not being called now, and when it next can be */
+        get: operations["explainNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -193,6 +272,14 @@ export interface components {
             variables: {
                 [key: string]: string | number | boolean | null;
             };
+        };
+        NewSuppressions: {
+            /** @description One number. */
+            phone_number?: string;
+            /** @description Several numbers (up to 10000). */
+            phone_numbers?: string[];
+            /** @description Read national numbers in this country (default: the campaigns' default_country). */
+            country?: string;
         };
         /** @description An RFC 9457 problem document (application/problem+json). */
         Problem: {
@@ -245,6 +332,41 @@ export interface components {
             to: string;
             /** @description False when the campaign was already in that state. */
             changed: boolean;
+        };
+        /** @description As `campaignd explain --json` prints it. */
+        Explanation: {
+            phone_number: string;
+            daemon_running: boolean;
+            /** @description Empty: no lead with this number (in the campaign). */
+            leads: {
+                campaign: string;
+                lead_id: number;
+                state: string;
+                /** @description Machine-readable: window-closed, retry-not-due, at-limit, suppressed, … */
+                reason: string;
+                /** @description One sentence for a person. */
+                message: string;
+                /** @description When the lead can next be called, in the campaign's zone; null: now or never. */
+                next_call_at: string | null;
+                zones: string[];
+                /** @enum {string} */
+                zone_source: "lead" | "number" | "campaign";
+                regions: string[];
+                contact_position: number;
+                contacts: string[];
+                attempts: {
+                    id: number;
+                    phone_number: string;
+                    contact_position: number;
+                    state: string;
+                    outcome: string | null;
+                    call_status: string | null;
+                    call_id: string | null;
+                    detail: string | null;
+                    created_at: string;
+                    ended_at: string | null;
+                }[];
+            }[];
         };
         LeadsAdded: {
             /** @description One answer per item, in the request's order. */
@@ -320,6 +442,82 @@ export interface components {
             openapi: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description One lead as `campaignd results --format jsonl` writes it, with its feed cursor first. The API sends one per line (application/jsonl). */
+        ResultLine: {
+            /** @description Where this line is in the feed: pass it as `since` to get only what changed after it. Opaque ("CHANGED_AT_MS.LEAD_ID"). */
+            cursor: string;
+            campaign: string;
+            lead_id: number;
+            /** @description The contact reached or last tried. */
+            phone_number: string;
+            state: string;
+            state_reason: string | null;
+            attempts: number;
+            last_outcome: string | null;
+            last_call_status: string | null;
+            answered_by: string | null;
+            duration_seconds: number | null;
+            started_at: string | null;
+            ended_at: string | null;
+            times_from: string | null;
+            cost: number | null;
+            recording_url: string | null;
+            /** @description The lead's own columns. */
+            variables: {
+                [key: string]: unknown;
+            };
+            /** @description What the assistant extracted in the last call. */
+            extracted: {
+                [key: string]: unknown;
+            };
+            evaluation: unknown;
+            transcript: unknown;
+            attempt_history: ({
+                attempt_id: number;
+                phone_number: string;
+                state: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        Suppression: {
+            /** @description E.164. */
+            phone_number: string;
+            /** @description What listed it: api, cli, file (suppression_file), opt-out:CAMPAIGN. */
+            source: string;
+            added_at: string;
+        };
+        SuppressionPage: {
+            numbers: components["schemas"]["Suppression"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next_after: string | null;
+        };
+        SuppressionsAdded: {
+            added: number;
+            already_listed: number;
+            invalid: number;
+            /** @description Waiting leads with one of the numbers, now suppressed (no further calls). */
+            leads_suppressed: number;
+            /** @description One per number sent, in order. */
+            items: {
+                input: string;
+                /** @enum {string} */
+                outcome: "added" | "already_listed" | "invalid";
+                /** @description E.164, when the number could be read. */
+                phone_number?: string;
+                /** @description Why the number could not be read. */
+                reason?: string;
+            }[];
+        };
+        SuppressionRemoved: {
+            phone_number: string;
+            source: string;
+            /** @description True: the number is in suppression_file and returns at the next reload unless it is removed from that file too. */
+            from_suppression_file: boolean;
+            note: string | null;
         };
     };
     responses: never;
@@ -1078,6 +1276,403 @@ export interface operations {
             };
             /** @description The body does not fit its schema; `errors` lists each field. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamResults: {
+        parameters: {
+            query?: {
+                /** @description Only this campaign (default: every campaign). */
+                campaign?: string;
+                /** @description Only leads changed after this point: a cursor from a line of an earlier answer (e.g. 1764151200000.42), or an ISO date or instant (2026-11-01, 2026-11-01T09:00:00Z). A cursor resumes exactly after its line; an instant includes changes at that instant. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON lines, one lead each (an empty body when nothing changed). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ResultLine"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No campaign has the name `campaign` gives. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description `next_after` of the previous page. */
+                after?: string;
+                /** @description Numbers per page (default 1000). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of listed numbers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionPage"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSuppressions"];
+            };
+        };
+        responses: {
+            /** @description What happened to each number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionsAdded"];
+                };
+            };
+            /** @description Malformed JSON, or a body nested too deeply. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A read key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 10 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not fit its schema; `errors` lists each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSuppression: {
+        parameters: {
+            query?: {
+                /** @description Read national numbers in this country (default: the campaigns' default_country). */
+                country?: string;
+            };
+            header?: never;
+            path: {
+                /** @description E.164, or national in `country`. */
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number is listed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: {
+                /** @description Read national numbers in this country (default: the campaigns' default_country). */
+                country?: string;
+            };
+            header?: never;
+            path: {
+                /** @description E.164, or national in `country`. */
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The number was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionRemoved"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A read key on a write route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description What the path names does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description campaignd failed; the daemon log says why. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    explainNumber: {
+        parameters: {
+            query?: {
+                /** @description Only the leads of this campaign. */
+                campaign?: string;
+                /** @description Read a national number in this country (default: the campaigns' default_country). */
+                country?: string;
+            };
+            header?: never;
+            path: {
+                /** @description E.164, or national in `country`. */
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verdict on each lead with the number (primary or secondary). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Explanation"];
+                };
+            };
+            /** @description The path or query is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No key, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No campaign has the name `campaign` gives. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,7 +42,7 @@ export class ResponseChecker {
       validate = this.ajv.compile({ $ref: `${DOC_ID}#/${pointer}` });
       this.compiled.set(key, validate);
     }
-    const values = type === 'application/jsonl' ? String(body).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown) : [body];
+    const values = type === 'application/jsonl' ? String(body ?? '').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown) : [body];
     for (const value of values) {
       if (!validate(value)) throw new Error(`${method} ${path} ${status}: the answer does not fit the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 500)}`);
     }
