@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { exportAttemptsOf, exportLeadPage, type ExportAttemptRow, type ExportLeadRow, type ExportScope } from '../store/results-export.js';
 import type { Database } from '../store/types.js';
+import { hasMigration } from '../store/migrate.js';
+import { VARIANTS_MIGRATION } from '../store/variants.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
 import { callTimes, type TimesFrom } from './call-times.js';
 import { cellText, csvRecord, UTF8_BOM } from './csv.js';
@@ -32,9 +34,10 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
   const jsonl = opts.format === 'jsonl';
   if (!jsonl) await buffered.write(`${opts.bom === false ? '' : UTF8_BOM}${csvRecord(header)}`);
   const pageSize = opts.pageSize ?? (jsonl ? 200 : 1000);
+  const variants = await hasMigration(db, VARIANTS_MIGRATION);
   let leads = 0;
   for (let after = 0; ; ) {
-    const page = await exportLeadPage(db, opts.scope, after, pageSize);
+    const page = await exportLeadPage(db, opts.scope, after, pageSize, { variants });
     if (page.length === 0) break;
     const attempts = groupByLead(await exportAttemptsOf(db, page[0]!.lead_id, page.at(-1)!.lead_id, { texts: jsonl, campaignIds: opts.scope.campaignIds }));
     for (const lead of page) {
@@ -69,6 +72,7 @@ function summary(lead: ExportLeadRow, campaign: string, history: readonly Export
     ...timeFields(last),
     cost: last?.cost ?? null,
     recording_url: last?.recording_url ?? null,
+    variant: lead.variant,
   };
 }
 
