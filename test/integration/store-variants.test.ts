@@ -6,7 +6,7 @@ import { pickVariant } from '../../src/engine/variant-pick.js';
 import { compareGroups, wilsonInterval } from '../../src/stats/proportions.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import type { DatabaseHandle } from '../../src/store/open-store.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
 import { settleLeadVariants } from '../../src/store/variants.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { testCampaignConfig } from '../helpers/campaign-config.js';
