@@ -24,7 +24,7 @@ export function wilsonInterval(successes: number, n: number, z: number = Z_95): 
 
 /**
  * The complementary error function, with fractional error below 1.2e-7 everywhere
- * (Chebyshev fit, Press et al., Numerical Recipes, 2nd ed., section 6.2, erfcc).
+ * (Chebyshev fit, Press et al., Numerical Recipes in C, 2nd ed., routine erfcc).
  */
 export function erfc(x: number): number {
   const z = Math.abs(x);
