@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCampaignFile } from '../../src/config/campaign.js';
+import { checkOnline } from '../../src/config/online-check.js';
+import type { LoadedConfig } from '../../src/config/types.js';
 
 const BASE = `allowed_days: [monday]
 allowed_hours_start_time: "09:00"
@@ -52,5 +57,24 @@ success_when: { variable: interested, in: [yes, maybe] }
     const { campaign, problems } = parse('assistant_id: 4\nsuccess_when: { variable: x, equals: y }\n');
     expect(campaign).toBeDefined();
     expect(problems.map((p) => [p.severity, p.field])).toEqual([['warning', 'success_when']]);
+  });
+});
+
+describe('validate --online with assistant variants', () => {
+  it("checks every variant's assistant and points at its id in the file", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'campaignd-variants-'));
+    try {
+      const file = path.join(dir, 'ab.yaml');
+      const text = `${BASE}assistants:\n  - { id: 1, weight: 1, name: a }\n  - { id: 7, weight: 1, name: b }\n`;
+      writeFileSync(file, text);
+      const { campaign } = parseCampaignFile(file, text);
+      const loaded = { daemon: { file: path.join(dir, 'campaignd.yaml'), api: {} }, campaigns: [campaign!], problems: [], brokenCampaigns: [] } as unknown as LoadedConfig;
+      const problems = await checkOnline(loaded, { listOutboundAssistants: async () => [{ id: 1, name: 'Sales', type: 'outbound' }] });
+      expect(problems).toEqual([
+        expect.objectContaining({ file, field: 'assistants[1].id', line: 7, message: "assistant 7 is not one of this account's outbound assistants", severity: 'error' }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
