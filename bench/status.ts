@@ -6,6 +6,9 @@
 //    about 0.6 attempts per lead. Median and worst of RUNS after a first run. Goals
 //    (issue 11): median ≤ 200 ms small, ≤ 400 ms at 1M leads.
 //  - In-process: collectStatus over the big store, goal ≤ 300 ms per report.
+// `--variants`: every campaign has two assistant variants (README, "Assistant variants"), each
+// called lead holds one and every ended attempt an outcome, so status computes the
+// per-variant figures; without it, the store of before variants (the baseline).
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
@@ -23,11 +26,13 @@ import { BIN, cleanEnv } from '../test/helpers/processes.js';
 import { atMost, reportFigure } from './lib/figures.js';
 import { fmt, summary } from './lib/stats.js';
 
-const BENCH = 'status';
+const BENCH = process.argv.includes('--variants') ? 'status-variants' : 'status';
 const dialect = benchDialect();
 const LEADS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const SMALL = 1_000;
 const RUNS = 11;
+const VARIANTS = process.argv.includes('--variants');
+const VARIANT_LIST = [{ name: 'a', assistantId: 12, weight: 1 }, { name: 'b', assistantId: 14, weight: 1 }];
 const CAMPAIGNS = 5;
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0); // Monday 11:00 Berlin: windows open
 const STATES = ['pending', 'pending', 'pending', 'retry-scheduled', 'completed', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'calling'] as const;
@@ -105,13 +110,15 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
      values (?, 'running', 12, 'Europe/Berlin', 50, ?, 0, 0)`,
   );
   const insertLead = raw.prepare(
-    `insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at) values (?, ?, ?, ?, ?, 0, ?)`,
+    `insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at${VARIANTS ? ', variant' : ''}) values (?, ?, ?, ?, ?, 0, ?${VARIANTS ? ', ?' : ''})`,
   );
   const insertAttempt = raw.prepare(
-    `insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at) values (?, ?, 0, ?, 12, ?, ?, ?)`,
+    `insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at, outcome) values (?, ?, 0, ?, 12, ?, ?, ?, ?)`,
   );
+  // With --variants: ended attempts have an outcome (a third reached the person).
+  const outcomeOf = (state: string, i: number): string | null => (VARIANTS && state === 'ended' ? (i % 3 === 0 ? 'success' : 'busy') : null);
   const config = (name: string): string =>
-    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50 });
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}) });
   raw.transaction(() => {
     for (let c = 1; c <= CAMPAIGNS; c++) insertCampaign.run(`campaign-${c}`, config(`campaign-${c}`));
   })();
@@ -124,17 +131,19 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
       const phone = `+1555${String(i).padStart(7, '0')}`;
       const final = state === 'completed' || state === 'reached-max-retries';
       const updated = final ? NOW - ((i * 7919) % (48 * 3_600_000)) : 0;
-      const lead = insertLead.run(campaign, phone, phone, state, final ? null : NOW, updated).lastInsertRowid as number;
+      const called = state !== 'pending' && state !== 'invalid' && state !== 'suppressed';
+      const variantArgs = VARIANTS ? [called ? VARIANT_LIST[i % 2]!.name : null] : [];
+      const lead = insertLead.run(campaign, phone, phone, state, final ? null : NOW, updated, ...variantArgs).lastInsertRowid as number;
       if (state === 'pending' || state === 'invalid' || state === 'suppressed') continue;
       // a lead that was called: one or two attempts spread over two days
       const created = NOW - ((i * 104_729) % (48 * 3_600_000));
       if (state === 'reached-max-retries') {
-        insertAttempt.run(campaign, lead, phone, 'ended', created - 3_600_000, created - 3_600_000);
+        insertAttempt.run(campaign, lead, phone, 'ended', created - 3_600_000, created - 3_600_000, outcomeOf('ended', i + 1));
         attempts++;
       }
       const attemptState = state === 'calling' && live < 250 ? 'placed' : 'ended';
       if (attemptState === 'placed') live++;
-      insertAttempt.run(campaign, lead, phone, attemptState, created, created);
+      insertAttempt.run(campaign, lead, phone, attemptState, created, created, outcomeOf(attemptState, i));
       attempts++;
     }
   });
@@ -147,6 +156,7 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
+  if (VARIANTS) throw new Error('--variants is built on SQLite only so far');
   const t0 = performance.now();
   await migrateTarget(target, NOW);
   const config = (name: string): string =>

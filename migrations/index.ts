@@ -15,6 +15,7 @@ import * as m0013 from './0013_dashboard_sessions.js';
 import * as m0014 from './0014_api_keys.js';
 import * as m0015 from './0015_lead_external_id.js';
 import * as m0016 from './0016_lead_cancelled.js';
+import * as m0018 from './0018_variants.js';
 import * as m0019 from './0019_on_result.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
@@ -42,5 +43,6 @@ export const migrations: Record<string, Migration> = {
   '0014_api_keys': m0014,
   '0015_lead_external_id': m0015,
   '0016_lead_cancelled': m0016,
+  '0018_variants': m0018,
   '0019_on_result': m0019,
 };

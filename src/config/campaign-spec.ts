@@ -17,6 +17,9 @@ export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
 /** Characters allowed in a campaign name: it is typed in commands. */
 export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** Characters allowed in a variant name: it is a column value in the results export. */
+export const VARIANT_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
 const DAY_ALIASES: Record<string, string> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' };
 
 const time: Spec = { kind: 'time' };
@@ -31,9 +34,37 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
   },
   assistant_id: {
     spec: { kind: 'integer', min: 1 },
-    required: true,
-    description: 'Id of the outbound assistant that makes the calls.',
+    description: 'Id of the outbound assistant that makes the calls. Give this or assistants, not both.',
     example: 12,
+  },
+  assistants: {
+    spec: {
+      kind: 'list',
+      minItems: 1,
+      item: {
+        kind: 'object',
+        fields: {
+          id: { spec: { kind: 'integer', min: 1 }, required: true, description: 'Id of the outbound assistant of this variant.', example: 12 },
+          weight: { spec: { kind: 'integer', min: 1, max: 1_000_000 }, required: true, description: 'Share of the leads given this variant, relative to the other weights.', example: 1 },
+          name: { spec: { kind: 'string', pattern: VARIANT_NAME_PATTERN, noun: 'variant name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-"' }, required: true, description: 'Name of the variant, shown in status and the results export.', example: 'friendly' },
+        },
+      },
+    },
+    description: 'Assistant variants (an A/B test) instead of assistant_id: each lead is given one variant, by weight, for all its attempts (README, "Assistant variants").',
+    example: [{ id: 12, weight: 1, name: 'friendly' }, { id: 14, weight: 1, name: 'direct' }],
+  },
+  success_when: {
+    spec: {
+      kind: 'object',
+      exactlyOneOf: ['in', 'equals'],
+      fields: {
+        variable: { spec: { kind: 'string' }, required: true, description: 'Name of the extracted variable that says whether the call succeeded.', example: 'interested' },
+        in: { spec: { kind: 'list', item: { kind: 'string' }, minItems: 1 }, description: 'Values that count as success (trimmed, case-insensitive text).', example: ['yes', 'maybe'] },
+        equals: { spec: { kind: 'string' }, description: 'The one value that counts as success (trimmed, case-insensitive text).', example: 'yes' },
+      },
+    },
+    description: 'What counts as a success when comparing assistant variants. Default: the call reached the person (outcome success).',
+    example: { variable: 'interested', in: ['yes', 'maybe'] },
   },
   timezone: {
     spec: { kind: 'zone' },
@@ -197,4 +228,4 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
 };
 
 /** The campaign file's root. `$schema` is allowed so that JSON files can name the schema. */
-export const CAMPAIGN_SPEC: Extract<Spec, { kind: 'object' }> = { kind: 'object', fields: CAMPAIGN_FIELDS, extraKeys: ['$schema'] };
+export const CAMPAIGN_SPEC: Extract<Spec, { kind: 'object' }> = { kind: 'object', fields: CAMPAIGN_FIELDS, exactlyOneOf: ['assistant_id', 'assistants'], extraKeys: ['$schema'] };

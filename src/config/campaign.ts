@@ -70,7 +70,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   const campaign: CampaignConfig = {
     name,
     file: absolute,
-    assistantId: written.assistant_id as number,
+    assistantId: (written.assistant_id as number | undefined) ?? (written.assistants as { id: number }[])[0]!.id,
     allowedDays: days,
     allowedHoursStart: written.allowed_hours_start_time as number,
     allowedHoursEnd: written.allowed_hours_end_time as number,
@@ -93,6 +93,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (predial) campaign.predial = { url: predial.url, secretEnv: predial.secret_env, timeoutMs: predial.timeout_ms };
   if (onResult) campaign.onResult = onResult;
   if (written.extracted_variables !== undefined) campaign.extractedVariables = [...new Set(written.extracted_variables as string[])];
+  variantFields(campaign, written);
   return done(campaign);
 }
 
@@ -107,6 +108,14 @@ function sectionElevenFields(campaign: CampaignConfig, written: Record<string, u
   if (!cap && rulesFile === undefined) return;
   campaign.callingPolicy = { rules: [], caps: cap ? [{ count: cap.count, windowHours: cap.window_hours, origin: 'campaign max_attempts_per_number' }] : [] };
   if (rulesFile !== undefined) campaign.callingRulesFile = path.resolve(path.dirname(file), rulesFile);
+}
+
+// Assistant variants (README, "Assistant variants"): the list in file order, success_when's values as one list.
+function variantFields(campaign: CampaignConfig, written: Record<string, unknown>): void {
+  const assistants = written.assistants as { id: number; weight: number; name: string }[] | undefined;
+  if (assistants) campaign.variants = assistants.map((a) => ({ name: a.name, assistantId: a.id, weight: a.weight }));
+  const when = written.success_when as { variable: string; in?: string[]; equals?: string } | undefined;
+  if (when) campaign.successWhen = { variable: when.variable, values: [...new Set(when.in ?? [when.equals!])] };
 }
 
 function writtenName(value: unknown): string | undefined {
@@ -130,6 +139,16 @@ function crossFieldRules(written: Record<string, unknown>, raw: Record<string, u
   const leadsFrom = written.leads as { file?: string } | undefined;
   if (written.lead_columns !== undefined && leadsFrom && leadsFrom.file === undefined) {
     sink.warning(['lead_columns'], 'applies to a lead file, and this campaign reads its leads from the service', { at: 'key', hint: 'remove lead_columns, or use leads.file' });
+  }
+  const assistants = written.assistants as { name?: string }[] | undefined;
+  const seen = new Set<string>();
+  for (const [i, a] of (assistants ?? []).entries()) {
+    if (a?.name === undefined) continue;
+    if (seen.has(a.name)) sink.error(['assistants', i, 'name'], `names the variant "${a.name}" a second time`, { hint: 'give each variant its own name: it tells the variants apart in status and results' });
+    seen.add(a.name);
+  }
+  if (written.success_when !== undefined && written.assistants === undefined) {
+    sink.warning(['success_when'], 'applies to assistant variants, and this campaign has one assistant', { at: 'key', hint: 'list assistants: with their weights, or remove success_when' });
   }
   const retryOn = written.retry_on as string[] | undefined;
   if (raw.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {

@@ -3,7 +3,7 @@
 // or a client on a real simulator.
 import { readFile } from 'node:fs/promises';
 import { ServiceError } from '../service/errors.js';
-import { parseSource } from './source.js';
+import { formatPath, parseSource } from './source.js';
 import type { CampaignConfig, ConfigProblem, LoadedConfig } from './types.js';
 
 /** What the online check needs from the service client. */
@@ -38,23 +38,26 @@ export async function checkOnline(loaded: LoadedConfig, service: OutboundAssista
   const known = new Map(outbound.map((a) => [String(a.id), a.name ?? '']));
   const problems: ConfigProblem[] = [];
   for (const campaign of loaded.campaigns) {
-    if (known.has(String(campaign.assistantId))) continue;
-    problems.push(await assistantProblem(campaign, known));
+    // With variants, every variant's assistant must exist: a missing one stops the campaign at its first call.
+    const used = campaign.variants?.map((v, i) => ({ id: v.assistantId, field: ['assistants', i, 'id'] as (string | number)[] })) ?? [{ id: campaign.assistantId, field: ['assistant_id'] }];
+    for (const { id, field } of used) {
+      if (!known.has(String(id))) problems.push(await assistantProblem(campaign, id, field, known));
+    }
   }
   return problems;
 }
 
-async function assistantProblem(campaign: CampaignConfig, known: Map<string, string>): Promise<ConfigProblem> {
+async function assistantProblem(campaign: CampaignConfig, assistantId: number, field: (string | number)[], known: Map<string, string>): Promise<ConfigProblem> {
   const list = [...known].slice(0, 10).map(([id, name]) => (name ? `${id} (${name})` : id));
   const problem: ConfigProblem = {
     file: campaign.file,
-    field: 'assistant_id',
-    message: `assistant ${campaign.assistantId} is not one of this account's outbound assistants`,
+    field: formatPath(field),
+    message: `assistant ${assistantId} is not one of this account's outbound assistants`,
     hint: list.length > 0 ? `use the id of an outbound assistant: ${list.join(', ')}` : 'the account has no outbound assistant: create one first',
     severity: 'error',
   };
   try {
-    const position = parseSource(campaign.file, await readFile(campaign.file, 'utf8')).locate(['assistant_id']);
+    const position = parseSource(campaign.file, await readFile(campaign.file, 'utf8')).locate(field);
     if (position) {
       problem.line = position.line;
       problem.column = position.column;

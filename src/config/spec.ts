@@ -309,7 +309,9 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, pa
     const given = spec.exactlyOneOf.filter((k) => written[k] !== undefined && written[k] !== null);
     if (given.length !== 1) {
       const message = given.length === 0 ? `needs one of ${spec.exactlyOneOf.join(' or ')}` : `sets both ${given.join(' and ')}`;
-      sink.error(path, message, { at: 'key', hint: `give exactly one of ${spec.exactlyOneOf.join(', ')}` });
+      // At the file's root there is no key to point at: name the field to add, or the second one given.
+      const at = path.length > 0 ? path : [given[1] ?? spec.exactlyOneOf[0]!];
+      sink.error(at, message, { at: 'key', hint: `give exactly one of ${spec.exactlyOneOf.join(', ')}` });
     }
   }
   return out;

@@ -53,11 +53,29 @@ export interface DaemonConfig {
   hooks?: { url: string; secretEnv: string; events: HookEventType[] }[];
 }
 
+/** One assistant variant of an A/B test (`assistants:` in the campaign file). */
+export interface AssistantVariant {
+  name: string;
+  assistantId: number;
+  weight: number;
+}
+
+/** What counts as a success when comparing variants: the extracted variable has one of the values (config/variable-match.ts). */
+export interface SuccessWhen {
+  variable: string;
+  values: string[];
+}
+
 export interface CampaignConfig {
   name: string;
   /** Absolute path of the campaign file. */
   file: string;
+  /** The assistant (with variants: the first variant's, for the window's zone and the service's campaign checks). */
   assistantId: number;
+  /** Assistant variants, in file order; absent when the file gives assistant_id. */
+  variants?: AssistantVariant[];
+  /** Success for the variants' figures; absent: the call reached the person (outcome success). */
+  successWhen?: SuccessWhen;
   /** IANA zone of the window; undefined means "the assistant's timezone". */
   timezone?: string;
   allowedDays: Weekday[];

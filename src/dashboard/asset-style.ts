@@ -44,6 +44,8 @@ svg{display:block;width:100%}
 svg.bar{height:14px;border-radius:3px}
 svg.meter{height:8px;margin-top:4px;max-width:140px}
 svg.hours{height:40px}
+svg.ci{height:12px;width:160px}.ci{fill:#93b4f0}.rate{fill:var(--ink)}
+.variants{border-collapse:collapse;font-size:13px;margin-bottom:6px}.variants th{text-align:right;font-size:12px;font-weight:600;color:var(--muted);padding:2px 8px}.variants td{text-align:right;padding:2px 8px;white-space:nowrap}.variants th:first-child,.variants td:first-child{text-align:left}
 .empty{fill:#eef1f5}.fill{fill:var(--calling)}.fill.full{fill:var(--maxed)}
 .col{fill:#93b4f0}.col.now{fill:var(--accent)}.axis{stroke:var(--line)}
 .s-completed{fill:var(--completed);background:var(--completed)}.s-maxed{fill:var(--maxed);background:var(--maxed)}.s-invalid{fill:var(--invalid);background:var(--invalid)}.s-suppressed{fill:var(--suppressed);background:var(--suppressed)}.s-cancelled{fill:var(--cancelled);background:var(--cancelled)}.s-calling{fill:var(--calling);background:var(--calling)}.s-retry{fill:var(--retry);background:var(--retry)}.s-pending{fill:var(--pending);background:var(--pending)}.s-moved{fill:#0e7490;background:#0e7490}

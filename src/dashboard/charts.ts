@@ -48,6 +48,18 @@ export function hourColumns(values: readonly number[], firstHourUtcMs: number, l
   return html`<svg class="hours" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" role="img" aria-label="${label}"><line class="axis" x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}"></line>${cols}</svg>`;
 }
 
+/**
+ * A rate with its 95 % interval on a 0–100 % scale: the interval as a band, the rate as a
+ * tick. One scale for every variant of a card, so overlapping bands read as "not told apart yet".
+ */
+export function intervalBar(rate: number | null, interval: readonly [number, number] | null, label: string): Html {
+  const W = 200;
+  const x = (v: number) => (Math.min(1, Math.max(0, v)) * W).toFixed(2);
+  const band = interval ? html`<rect class="ci" x="${x(interval[0])}" y="2" width="${Math.max(0.5, (interval[1] - interval[0]) * W).toFixed(2)}" height="8"><title>95 % interval ${pct(interval[0], 1)} – ${pct(interval[1], 1)}</title></rect>` : '';
+  const tick = rate === null ? '' : html`<rect class="rate" x="${(Math.min(1, Math.max(0, rate)) * W - 1).toFixed(2)}" y="0" width="2" height="12"></rect>`;
+  return html`<svg class="ci" viewBox="0 0 ${W} 12" preserveAspectRatio="none" role="img" aria-label="${label}"><rect class="empty" x="0" y="4" width="${W}" height="4"></rect>${band}${tick}</svg>`;
+}
+
 /** Live calls against the campaign's limit. */
 export function meter(value: number, limit: number, label: string): Html {
   const W = 100;

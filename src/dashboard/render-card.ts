@@ -1,4 +1,5 @@
 import type { CampaignStatus } from '../status/types.js';
+import { renderVariants } from './render-variants.js';
 import { fmt, hourColumns, legend, meter, pct, stackedBar, type Segment } from './charts.js';
 import { html, type Html } from './html.js';
 import { finishedOf } from './view.js';
@@ -57,6 +58,7 @@ export function renderCard(c: CampaignStatus, ctx: CardContext): Html {
 ${stackedBar(segments, `lead states of ${c.name}`)}${legend(segments.slice(-ACTIVE_SEGMENTS))}
 <h3>Outcomes <small>${c.success_rate === null ? 'none yet' : `success rate ${pct(c.success_rate, 1)}`}${l.confirming > 0 ? ` · ${fmt(l.confirming)} awaiting confirmation` : ''}</small></h3>
 ${finished > 0 ? stackedBar(outcomes, `outcomes of ${c.name}`) : ''}${legend(outcomes)}
+${renderVariants(c)}
 <footer class="actions">${action ? html`<form method="post" action="/dashboard/campaigns/${action}"><input type="hidden" name="csrf" value="${ctx.csrf}"><input type="hidden" name="campaign" value="${c.name}"><input type="hidden" name="back" value="${ctx.back}"><button type="submit" class="${action}">${action === 'pause' ? 'Pause' : 'Resume'}</button></form>` : ''}<a class="download" href="/dashboard/results.csv?campaign=${encodeURIComponent(c.name)}" download>Results CSV</a></footer>
 </article>`;
 }

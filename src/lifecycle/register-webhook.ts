@@ -33,7 +33,7 @@ export async function registerWebhook(opts: {
   }
   const url = `${shown}?secret=${encodeURIComponent(opts.secret)}`;
   let done = 0;
-  for (const assistantId of [...new Set(config.campaigns.map((c) => c.assistantId))].sort((a, b) => a - b)) {
+  for (const assistantId of [...new Set(config.campaigns.flatMap((c) => c.variants?.map((v) => v.assistantId) ?? [c.assistantId]))].sort((a, b) => a - b)) {
     try {
       await opts.client.updateAssistant(assistantId, { is_webhook_active: true, webhook_url: url });
       logger.info({ assistant: assistantId, webhook_url: shown }, 'post-call webhook registered with the assistant');

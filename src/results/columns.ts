@@ -23,6 +23,8 @@ export const FIXED_COLUMNS = [
   'times_from',
   'cost',
   'recording_url',
+  // Last, so that readers of the columns before it keep their positions.
+  'variant',
 ] as const;
 
 const PAGE = 5000;

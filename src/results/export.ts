@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { exportAttemptsOf, exportChangedLeadPage, exportLeadPage, type ChangeCursor, type ExportAttemptRow, type ExportLeadRow, type ExportScope } from '../store/results-export.js';
 import type { Database } from '../store/types.js';
+import { hasMigration } from '../store/migrate.js';
+import { VARIANTS_MIGRATION } from '../store/variants.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
 import { callTimes, type TimesFrom } from './call-times.js';
 import { cellText, csvRecord, UTF8_BOM } from './csv.js';
@@ -50,11 +52,12 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
   const feed = jsonl ? opts.feed : undefined;
   if (!jsonl) await buffered.write(`${opts.bom === false ? '' : UTF8_BOM}${csvRecord(header)}`);
   const pageSize = opts.pageSize ?? (jsonl ? 200 : 1000);
+  const variants = await hasMigration(db, VARIANTS_MIGRATION);
   let leads = 0;
   let after = 0;
   let afterChange = feed?.after;
   for (;;) {
-    const page = feed ? await exportChangedLeadPage(db, opts.scope, afterChange!, feed.until, pageSize) : await exportLeadPage(db, opts.scope, after, pageSize);
+    const page = feed ? await exportChangedLeadPage(db, opts.scope, afterChange!, feed.until, pageSize, { variants }) : await exportLeadPage(db, opts.scope, after, pageSize, { variants });
     if (page.length === 0) break;
     const ids = page.map((l) => l.lead_id);
     const range = feed ? { leadIds: ids } : {};
@@ -94,6 +97,7 @@ function summary(lead: ExportLeadRow, campaign: string, history: readonly Export
     ...timeFields(last),
     cost: last?.cost ?? null,
     recording_url: last?.recording_url ?? null,
+    variant: lead.variant,
   };
 }
 

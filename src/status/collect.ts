@@ -12,6 +12,7 @@ import { listCampaigns } from '../store/campaigns.js';
 import { predialCountsByCampaign, type PredialCounts } from '../store/predial-counts.js';
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
+import { collectVariants } from './variants.js';
 import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
@@ -80,6 +81,8 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       const campaign = await collectCampaign(row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
       if (checked.has(row.id)) campaign.predial = predialStatus(predial.get(row.id));
+      const variants = await collectVariants(trx, row.id, parseCampaignConfig(row.config_json));
+      if (variants) Object.assign(campaign, { variants: variants.variants, variants_p_value: variants.p_value, variants_significant: variants.significant });
       campaigns.push(campaign);
     }
     const hooks = await collectHookStatus(trx, opts.now);

@@ -100,6 +100,12 @@ export interface CampaignStatus {
   estimated_finish_at: string | null;
   /** Leads finished in the last hour; the estimate divides by the part of the hour the campaign dialed. */
   completions_last_hour: number;
+  /** Assistant variants (README, "Assistant variants"): present only for a campaign that has them. */
+  variants?: VariantStatus[];
+  /** Two-sided p-value of the difference between the variants' success rates; null with fewer than two variants called. */
+  variants_p_value?: number | null;
+  /** Whether that difference is significant at the 5 % level. */
+  variants_significant?: boolean;
   /** The campaign's pre-dial check (README, "Pre-dial check"); absent when it has none. */
   predial?: PredialStatus;
 }
@@ -110,6 +116,35 @@ export interface PredialStatus {
   /** Of them, those that gave no usable answer (timeout, error, non-2xx, not understood): the lead waited. */
   failures: number;
   last_failure: { at: string; detail: string } | null;
+}
+
+/** One assistant variant's figures. Rates are over the leads called; successes count leads, not calls. */
+export interface VariantStatus {
+  name: string;
+  assistant_id: number;
+  weight: number;
+  /** Leads given this variant (at their first claim). */
+  leads: number;
+  /** Ended, counted calls. */
+  calls: number;
+  /** Leads with at least one ended call: the rate's denominator. */
+  called_leads: number;
+  /** Leads a call reached (outcome success). */
+  reached: number;
+  /** Leads that succeeded (success_when, else reached). */
+  successes: number;
+  success_rate: number | null;
+  /** 95 % Wilson interval of the success rate, [lo, hi]; null before any call. */
+  interval: [number, number] | null;
+  /** Sum of the calls' known costs. */
+  cost: number;
+  cost_per_success: number | null;
+}
+
+export interface VariantComparison {
+  variants: VariantStatus[];
+  p_value: number | null;
+  significant: boolean;
 }
 
 export interface StatusReport {

@@ -34,6 +34,8 @@ export interface ExportLeadRow {
   state: string;
   state_reason: string | null;
   variables_json: string;
+  /** The lead's assistant variant (migration 0018); null without variants or before its first call. */
+  variant: string | null;
 }
 
 /** An attempt with its result. Transcript and evaluation only when asked for (JSONL). */
@@ -76,9 +78,11 @@ function scopeFilter(scope: ExportScope, alias: string) {
 }
 
 /** Up to `limit` leads of the scope with id > `after`, in id order. */
-export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number): Promise<ExportLeadRow[]> {
+export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, after: number, limit: number, opts: { variants: boolean } = { variants: true }): Promise<ExportLeadRow[]> {
+  // A database read before migration 0018 has no variant column: the column stays empty.
+  const variant = opts.variants ? sql`l.variant` : sql`null`;
   const result = await sql<ExportLeadRow>`
-    select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json
+    select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json, ${variant} as variant
     from leads l
     where l.id > ${after} ${scopeFilter(scope, 'l')}
     order by l.id
@@ -93,10 +97,18 @@ export async function exportLeadPage(db: Kysely<Database>, scope: ExportScope, a
  * Only leads changed since the cursor's instant get their changed_at computed; the scan
  * itself is over the scope's leads (no index on updated_at: one would cost every write).
  */
-export async function exportChangedLeadPage(db: Kysely<Database>, scope: ExportScope, after: ChangeCursor, until: number, limit: number): Promise<ExportLeadRow[]> {
+export async function exportChangedLeadPage(
+  db: Kysely<Database>,
+  scope: ExportScope,
+  after: ChangeCursor,
+  until: number,
+  limit: number,
+  opts: { variants: boolean } = { variants: true },
+): Promise<ExportLeadRow[]> {
+  const variant = opts.variants ? sql`l.variant` : sql`null`;
   const result = await sql<ExportLeadRow>`
     select x.* from (
-      select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json,
+      select l.id as lead_id, l.campaign_id, l.phone_number, l.state, l.state_reason, l.variables_json, ${variant} as variant,
         coalesce((select max(r.updated_at) from call_results r where r.lead_id = l.id and r.updated_at > l.updated_at), l.updated_at) as changed_at
       from leads l
       where (l.updated_at >= ${after.changedAt} or l.id in (select r.lead_id from call_results r where r.updated_at >= ${after.changedAt})) ${scopeFilter(scope, 'l')}

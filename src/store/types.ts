@@ -82,6 +82,8 @@ export interface LeadsTable {
   updated_at: number;
   /** The caller's own id of a lead posted through the API, unique per campaign (migration 0015); null otherwise. */
   external_id: Generated<string | null>;
+  /** The assistant variant given to the lead at its first claim (migration 0018); null before, and without variants. */
+  variant: Generated<string | null>;
 }
 
 /** A lead's secondary numbers (positions 1..); the primary (position 0) is `leads.phone_number` (migration 0009). */

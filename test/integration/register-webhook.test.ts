@@ -57,6 +57,20 @@ describe('registerWebhook', () => {
     expect(log).not.toContain(SECRET);
   });
 
+  it("sets every variant's assistant of a campaign with assistant variants", async () => {
+    sim = await startSimulator({ clock: systemClock, tokens: [TOKEN] });
+    const client = createServiceClient({ baseUrl: sim.url, getToken: () => TOKEN, clock: systemClock, logger: capturingLogger().logger });
+    const second = Number((await client.createAssistant({ assistant_name: 'Direct', calls_direction: 'make', engine_type: 'pipeline' } as never)).id);
+    const withVariants = config([1]);
+    withVariants.campaigns[0]!.variants = [{ name: 'a', assistantId: 1, weight: 1 }, { name: 'b', assistantId: second, weight: 1 }];
+    try {
+      expect(await registerWebhook({ client, config: withVariants, boundPort: 9464, secret: SECRET, logger: capturingLogger().logger })).toBe(2);
+    } finally {
+      await client.close();
+    }
+    for (const id of [1, second]) expect(sim.state.assistants.get(id)!.fields.webhook_url).toBe(`http://127.0.0.1:9464/webhooks/post-call?secret=${SECRET}`);
+  });
+
   it('registers nothing without a secret, and the address is webhook.public_url when set', async () => {
     sim = await startSimulator({ clock: systemClock, tokens: [TOKEN] });
     const { logger, lines } = capturingLogger();

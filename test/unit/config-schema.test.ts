@@ -19,9 +19,13 @@ describe('config/campaign.schema.json', () => {
   it('describes every field of the checker, with the same required fields, and forbids others', () => {
     const schema = campaignJsonSchema() as { properties: Record<string, { description?: string }>; required: string[]; additionalProperties: boolean };
     expect(Object.keys(schema.properties).filter((k) => k !== '$schema')).toEqual(Object.keys(CAMPAIGN_FIELDS));
-    expect(schema.required).toEqual(['assistant_id', 'allowed_days', 'allowed_hours_start_time', 'allowed_hours_end_time', 'leads']);
+    expect(schema.required).toEqual(['allowed_days', 'allowed_hours_start_time', 'allowed_hours_end_time', 'leads']);
     expect(schema.additionalProperties).toBe(false);
     for (const [key, prop] of Object.entries(schema.properties)) if (key !== '$schema') expect(prop.description, key).toBeTruthy();
+  });
+
+  it('requires exactly one of assistant_id and assistants, like the checker', () => {
+    expect((campaignJsonSchema() as { oneOf: unknown }).oneOf).toEqual([{ required: ['assistant_id'] }, { required: ['assistants'] }]);
   });
 
   it('requires exactly one lead source, like the checker', () => {

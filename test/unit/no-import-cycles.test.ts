@@ -25,7 +25,7 @@ const SRC = path.join(ROOT, 'src');
  * main.ts, version.ts) count as folders of their own name.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['log', 'time', 'phone-zones', 'version'],
+  ['log', 'time', 'phone-zones', 'stats', 'version'],
   ['store', 'service', 'rules'],
   ['leads', 'results', 'http', 'ha', 'simulator'],
   ['config'],

@@ -21,6 +21,8 @@ import type { ServiceState } from '../service-state.js';
 import type { WakeSignal } from '../wake-signal.js';
 import { isFenced } from '../../store/fencing.js';
 import { suppressedAmong } from '../../store/suppressions.js';
+import { settleLeadVariants } from '../../store/variants.js';
+import { pickVariant } from '../variant-pick.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one commit,
 // through claimAttempts, the store's one writer of intents) and hands each claimed attempt
@@ -167,6 +169,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       }
     }
 
+    await giveVariants(picked);
     // The claim carries the lease's token: the database refuses it if another instance took over meanwhile.
     const token = deps.lease?.token();
     const claims = await claimAttempts(
@@ -189,6 +192,25 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     return nextPassAt({ now, maxSleepMs: MAX_SLEEP_MS, nextOpening: plan.nextOpening, nextDue, claimRefused });
   }
 
+  /**
+   * Assistant variants (README, "Assistant variants"): each picked lead of a campaign with
+   * variants is called with its stored variant's assistant; a lead without one is given one
+   * now, before its first claim, so every attempt carries the same variant.
+   */
+  async function giveVariants(picked: { c: RuntimeCampaign; lead: DueLead; input: ClaimInput }[]): Promise<void> {
+    const withVariants = picked.filter((p) => p.c.config.variants !== undefined);
+    if (withVariants.length === 0) return;
+    for (const c of new Set(withVariants.map((p) => p.c))) {
+      const variants = c.config.variants!;
+      const mine = withVariants.filter((p) => p.c === c);
+      const stored = await settleLeadVariants(db, mine.map((p) => ({ leadId: p.lead.id, variant: pickVariant(variants, p.lead.id).name })), variants.map((v) => v.name));
+      for (const p of mine) {
+        const name = stored.get(p.lead.id);
+        p.input.assistantId = (variants.find((v) => v.name === name) ?? pickVariant(variants, p.lead.id)).assistantId;
+      }
+    }
+  }
+
   function startDial(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt']): void {
     let variables: Record<string, unknown> = {};
     try {
@@ -208,7 +230,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         },
         retryAtIfNotSent: () => c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(clock.now()) ?? clock.now() + 3600_000,
         assistantMissing: async () => {
-          await setCampaignProblem(db, c.id, `assistant ${c.config.assistantId} not found by the service (404)`, clock.now());
+          await setCampaignProblem(db, c.id, `assistant ${attempt.assistant_id} not found by the service (404)`, clock.now());
           await campaigns.refresh(true);
         },
         ...(c.config.predial ? { check: () => predialStep(c, attempt, variables) } : {}),

@@ -1,0 +1,117 @@
+import { sql, type Kysely } from 'kysely';
+import { hasMigration } from './migrate.js';
+import type { Database } from './types.js';
+
+// Assistant variants (README, "Assistant variants"). A lead's variant is written once, at its
+// first claim, and read back from the row on every later attempt: the row, not the weights,
+// is the truth, so restarts, takeovers and edited weights leave called leads where they were.
+
+/** The migration that adds leads.variant. */
+export const VARIANTS_MIGRATION = '0018_variants';
+
+/**
+ * Gives each lead its proposed variant unless it already holds one of `known` (the
+ * campaign's current variant names), and returns every lead's stored variant. A lead whose
+ * variant was removed from the file gets the proposed one instead. Two instances proposing
+ * for the same lead: the first write wins and both read it back.
+ */
+export async function settleLeadVariants(db: Kysely<Database>, proposals: readonly { leadId: number; variant: string }[], known: readonly string[]): Promise<Map<number, string>> {
+  const stored = new Map<number, string>();
+  if (proposals.length === 0) return stored;
+  for (const p of proposals) {
+    await db
+      .updateTable('leads')
+      .set({ variant: p.variant })
+      .where('id', '=', p.leadId)
+      .where((eb) => eb.or([eb('variant', 'is', null), eb('variant', 'not in', known)]))
+      .execute();
+  }
+  const rows = await db.selectFrom('leads').select(['id', 'variant']).where('id', 'in', proposals.map((p) => p.leadId)).execute();
+  for (const r of rows) if (r.variant !== null) stored.set(Number(r.id), r.variant);
+  return stored;
+}
+
+/** One variant's counts: leads given it, their ended calls, and leads called / reached. */
+export interface VariantCounts {
+  variant: string;
+  leads: number;
+  /** Ended, counted attempts. */
+  calls: number;
+  /** Leads with at least one ended call. */
+  calledLeads: number;
+  /** Leads with at least one call that reached the person (outcome success). */
+  reachedLeads: number;
+  /** Sum of the known call costs. */
+  cost: number;
+}
+
+/** A call's extracted variables, for success_when: the caller decides which leads succeeded. */
+export interface VariantExtracted {
+  variant: string;
+  leadId: number;
+  extractedJson: string;
+}
+
+/**
+ * Per-variant counts of a campaign, in two grouped reads over its leads (index leads_variant)
+ * and its ended attempts. Empty on a database not yet migrated to 0018 (status opens it
+ * read-only and cannot migrate it).
+ */
+export async function variantCounts(db: Kysely<Database>, campaignId: number): Promise<VariantCounts[]> {
+  if (!(await hasMigration(db, VARIANTS_MIGRATION))) return [];
+  const leads = await db
+    .selectFrom('leads')
+    .select(['variant', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('campaign_id', '=', campaignId)
+    .where('variant', 'is not', null)
+    .groupBy('variant')
+    .execute();
+  const calls = await db
+    .selectFrom('attempts as a')
+    .innerJoin('leads as l', 'l.id', 'a.lead_id')
+    .leftJoin('call_results as r', 'r.attempt_id', 'a.id')
+    .select([
+      'l.variant',
+      (eb) => eb.fn.countAll<number | string>().as('calls'),
+      sql<number | string>`count(distinct a.lead_id)`.as('called'),
+      sql<number | string>`count(distinct case when a.outcome = 'success' then a.lead_id end)`.as('reached'),
+      sql<number | string | null>`sum(r.cost)`.as('cost'),
+    ])
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.outcome', 'is not', null)
+    .where('a.counted', '=', 1)
+    .where('l.variant', 'is not', null)
+    .groupBy('l.variant')
+    .execute();
+  const byName = new Map<string, VariantCounts>();
+  const entry = (variant: string): VariantCounts => {
+    let v = byName.get(variant);
+    if (!v) byName.set(variant, (v = { variant, leads: 0, calls: 0, calledLeads: 0, reachedLeads: 0, cost: 0 }));
+    return v;
+  };
+  for (const r of leads) entry(r.variant!).leads = Number(r.n);
+  for (const r of calls) {
+    const v = entry(r.variant!);
+    v.calls = Number(r.calls);
+    v.calledLeads = Number(r.called);
+    v.reachedLeads = Number(r.reached);
+    v.cost = Number(r.cost ?? 0);
+  }
+  return [...byName.values()];
+}
+
+/** The extracted variables of a campaign's reached calls, with each lead's variant (for success_when). */
+export async function variantExtracted(db: Kysely<Database>, campaignId: number): Promise<VariantExtracted[]> {
+  if (!(await hasMigration(db, VARIANTS_MIGRATION))) return [];
+  const rows = await db
+    .selectFrom('attempts as a')
+    .innerJoin('leads as l', 'l.id', 'a.lead_id')
+    .innerJoin('call_results as r', 'r.attempt_id', 'a.id')
+    .select(['l.variant', 'a.lead_id', 'r.extracted_json'])
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.outcome', '=', 'success')
+    .where('l.variant', 'is not', null)
+    .where('r.extracted_json', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ variant: r.variant!, leadId: Number(r.lead_id), extractedJson: r.extracted_json! }));
+}
