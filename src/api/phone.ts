@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { commandNumberReader } from '../cli/phone-arg.js';
+import { commandNumberReader } from '../leads/typed-number.js';
 import type { PhoneResult } from '../leads/phone.js';
 import type { Database } from '../store/types.js';
 import { ApiProblem } from './problem.js';

@@ -4,7 +4,7 @@ import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, CliError, type CliIo } from './io.js';
 import { openReadStore } from './open-store.js';
-import { commandNumberReader } from './phone-arg.js';
+import { commandNumberReader } from '../leads/typed-number.js';
 
 export const EXPLAIN_HELP = `Usage: campaignd explain PHONE_NUMBER [--country CC] [--config FILE] [--json]
 

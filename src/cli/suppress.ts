@@ -10,7 +10,7 @@ import { systemClock } from '../time/clock.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { parseCommandArgs } from './args.js';
 import { openReadStore, openWriteStore } from './open-store.js';
-import { commandNumberReader, type NumberReader } from './phone-arg.js';
+import { commandNumberReader, type NumberReader } from '../leads/typed-number.js';
 
 export const SUPPRESS_HELP = `Usage: campaignd suppress add NUMBER... | remove NUMBER... | list | import FILE
                           [--country CC] [--config FILE] [--json]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readTypedNumber } from '../../src/cli/phone-arg.js';
+import { readTypedNumber } from '../../src/leads/typed-number.js';
 
 describe('readTypedNumber (explain, suppress)', () => {
   it('reads + numbers as they are, whatever the campaigns', () => {

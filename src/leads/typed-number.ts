@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
-import { isAssignedNumber, normalisePhone, type PhoneResult } from '../leads/phone.js';
+import { isAssignedNumber, normalisePhone, type PhoneResult } from './phone.js';
 import { campaignDefaultCountries } from '../store/campaigns.js';
 import type { Database } from '../store/types.js';
 
-// Phone numbers typed for a command (`explain`, `suppress`): `+` numbers as they are; a
+// Phone numbers typed by a person for a command (`explain`, `suppress`) or sent to the API
+// (its suppressions and explain, which say `country` where these reasons say `--country`):
+// `+` numbers as they are; a
 // national number in the country `--country` names, else in the default_country of the
 // campaigns in the store, which is how their leads' numbers were read. Campaigns of
 // several countries: each is tried; of different readings, the one in an assigned range
