@@ -320,6 +320,37 @@ export interface components {
             problem: string | null;
             success_rate: number | null;
             estimated_finish_at: string | null;
+            /** @description The pre-dial check, for a campaign that has one: checks asked, those without a usable answer, the last of them. */
+            predial?: {
+                checks: number;
+                failures: number;
+                last_failure: {
+                    at: string;
+                    detail: string;
+                } | null;
+            };
+            /** @description Assistant variants, for a campaign that has them: figures per variant (rates over the leads called). */
+            variants?: {
+                name: string;
+                assistant_id: number;
+                weight: number;
+                leads: number;
+                calls: number;
+                called_leads: number;
+                reached: number;
+                successes: number;
+                success_rate: number | null;
+                /** @description 95 % Wilson interval of the success rate. */
+                interval: [
+                    number,
+                    number
+                ] | null;
+                cost: number;
+                cost_per_success: number | null;
+            }[];
+            /** @description Two-sided p-value of the difference between the variants' success rates. */
+            variants_p_value?: number | null;
+            variants_significant?: boolean;
         } & {
             [key: string]: unknown;
         };

@@ -24,6 +24,31 @@ export const CampaignStatusSchema = responseSchema(
       problem: z.string().nullable(),
       success_rate: z.number().nullable(),
       estimated_finish_at: z.string().nullable(),
+      predial: z
+        .object({ checks: z.number().int(), failures: z.number().int(), last_failure: z.object({ at: z.string(), detail: z.string() }).nullable() })
+        .optional()
+        .meta({ description: 'The pre-dial check, for a campaign that has one: checks asked, those without a usable answer, the last of them.' }),
+      variants: z
+        .array(
+          z.object({
+            name: z.string(),
+            assistant_id: z.number().int(),
+            weight: z.number(),
+            leads: z.number().int(),
+            calls: z.number().int(),
+            called_leads: z.number().int(),
+            reached: z.number().int(),
+            successes: z.number().int(),
+            success_rate: z.number().nullable(),
+            interval: z.tuple([z.number(), z.number()]).nullable().meta({ description: '95 % Wilson interval of the success rate.' }),
+            cost: z.number(),
+            cost_per_success: z.number().nullable(),
+          }),
+        )
+        .optional()
+        .meta({ description: 'Assistant variants, for a campaign that has them: figures per variant (rates over the leads called).' }),
+      variants_p_value: z.number().nullable().optional().meta({ description: "Two-sided p-value of the difference between the variants' success rates." }),
+      variants_significant: z.boolean().optional(),
     })
     .meta({ description: "A campaign's part of `campaignd status --json`." }),
 );
