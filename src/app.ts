@@ -5,7 +5,7 @@ import type { Logger } from './log/logger.js';
 import type { Clock } from './time/clock.js';
 import type { Database } from './store/types.js';
 import type { DatabaseHandle } from './store/database.js';
-import { openConfiguredStore, storePassword } from './store/open-store.js';
+import { openConfiguredStore, openStore, storePassword } from './store/open-store.js';
 import { withSetupLock } from './store/setup-lock.js';
 import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js';
 import { releaseLease, renewLease, takeLease } from './store/lease.js';
@@ -199,6 +199,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
       // behind them. SQLite's one connection answers each statement at once.
       const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { maxConnections: API_CONNECTIONS }) : store;
       if (apiStore !== store) cleanups.push(() => apiStore.close());
+      // On SQLite the GET routes read on a read-only connection of their own: on the one
+      // writing connection a read waits for every transaction ahead of it (a group commit of
+      // the dial loop, a lead POST), while a WAL reader never waits for the writer.
+      const readStore = !shared && store.file !== ':memory:' ? await openStore(store.file, { readonly: true }) : null;
+      if (readStore) cleanups.push(() => readStore.close());
       httpServer = await startHttpServer({
         host: daemon.http.host,
         port: daemon.http.port,
@@ -237,6 +242,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         api: createApi(
           {
             db: apiStore.db,
+            ...(readStore ? { readDb: readStore.db } : {}),
             clock,
             logger,
             wake: () => engine.wake(),

@@ -6,6 +6,13 @@ import type { Database } from '../store/types.js';
 /** What the API's routes may use: given by the composition root (src/app.ts). */
 export interface ApiDeps {
   db: Kysely<Database>;
+  /**
+   * For the lookups of the GET routes, which need no transaction: on SQLite a read-only
+   * connection of its own, so that a read never queues behind the engine's or a POST's
+   * transaction on the one writing connection (WAL readers do not wait for the writer).
+   * Absent: `db`.
+   */
+  readDb?: Kysely<Database>;
   clock: Clock;
   logger: Logger;
   /** Tells the engine that new work exists (a lead posted, a campaign resumed). */

@@ -196,7 +196,7 @@ function leadBody(v: LeadView): z.infer<typeof LeadSchema> {
 }
 
 async function leadOr404(deps: ApiDeps, id: number): Promise<LeadView> {
-  const view = await leadView(deps.db, id);
+  const view = await leadView(deps.readDb ?? deps.db, id);
   if (!view) throw new ApiProblem(404, 'Not found', `no lead ${id}`);
   return view;
 }
@@ -273,8 +273,9 @@ const lookup = defineRoute<{ name: string }, z.infer<typeof LookupQuery>>({
       if (!phone.ok) throw new ApiProblem(400, 'Invalid query', `phone_number: ${phone.needsCountry ? 'a national number needs default_country in the campaign; send it as +E.164' : phone.reason}`, [{ pointer: '/query/phone_number', message: phone.reason }]);
       by = { phoneNumber: phone.e164 };
     }
-    const ids = await leadIdsBy(deps.db, row.id, by);
-    const views = await Promise.all(ids.map((id) => leadView(deps.db, id)));
+    const reader = deps.readDb ?? deps.db;
+    const ids = await leadIdsBy(reader, row.id, by);
+    const views = await Promise.all(ids.map((id) => leadView(reader, id)));
     return { status: 200, body: { leads: views.filter((v): v is LeadView => v !== undefined).map(leadBody) } };
   },
 });
