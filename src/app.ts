@@ -246,7 +246,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
             clock,
             logger,
             wake: () => engine.wake(),
-            authorize: createAuthorizer({ db: apiStore.db, clock, loopback: isLoopback(daemon.http.host) }),
+            authorize: createAuthorizer({ db: apiStore.db, ...(readStore ? { readDb: readStore.db } : {}), clock, loopback: isLoopback(daemon.http.host) }),
             version: opts.version,
             hostname: os.hostname(),
             isPidAlive: pidAlive,

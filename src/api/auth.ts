@@ -21,6 +21,11 @@ export type Authorize = (authorizationHeader: string | undefined, scope: ApiKeyS
 
 export interface AuthorizerOptions {
   db: Kysely<Database>;
+  /**
+   * Where the key lookups read (every request makes one): on SQLite a read-only connection,
+   * so that checking a key never queues behind a transaction on the writing one. Absent: `db`.
+   */
+  readDb?: Kysely<Database>;
   clock: Pick<Clock, 'now'>;
   /** Whether http.listen is a loopback address (config/start-checks.ts isLoopback). */
   loopback: boolean;
@@ -36,12 +41,13 @@ const BEARER = /^Bearer +(\S+) *$/i;
 
 export function createAuthorizer(opts: AuthorizerOptions): Authorize {
   const { db, clock } = opts;
+  const reader = opts.readDb ?? db;
   const touchEvery = opts.touchEveryMs ?? TOUCH_EVERY_MS;
   // Keys are never deleted, so once one exists it always will: only that answer is kept.
   let keysExist = false;
   const keysRequired = async (): Promise<boolean> => {
     if (!opts.loopback || keysExist) return true;
-    keysExist = await anyApiKeyExists(db);
+    keysExist = await anyApiKeyExists(reader);
     return keysExist;
   };
 
@@ -54,7 +60,7 @@ export function createAuthorizer(opts: AuthorizerOptions): Authorize {
     if (key === undefined || !isApiKeyFormat(key)) {
       return { ok: false, status: 401, detail: `the Authorization header is not "Bearer KEY" with a campaignd API key (cdk_ and 43 characters); ${CREATE}` };
     }
-    const found = await findApiKey(db, key);
+    const found = await findApiKey(reader, key);
     if (!found) return { ok: false, status: 401, detail: `the API key is unknown or revoked; ${CREATE}` };
     if (scope === 'write' && found.scope !== 'write') {
       return { ok: false, status: 403, detail: `the API key "${found.name}" may only read; this route changes data and needs a key created with --scope write` };

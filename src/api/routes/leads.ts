@@ -129,7 +129,7 @@ const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 async function campaignNamed(deps: ApiDeps, name: string): Promise<CampaignRow> {
-  const row = await getCampaignByName(deps.db, name);
+  const row = await getCampaignByName(deps.readDb ?? deps.db, name);
   if (!row) throw new ApiProblem(404, 'Not found', `no campaign "${name}"`);
   return row;
 }
