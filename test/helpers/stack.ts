@@ -102,7 +102,8 @@ export interface StackOptions {
   /** Wraps the engine's client (e.g. to hold a make_call answer back). */
   wrapClient?: (client: EngineClient) => EngineClient;
   /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
-  api?: boolean | { authorize?: ApiDeps['authorize'] };
+  /** `readOnlyConnection`: the GET routes read on a read-only connection of their own (SQLite), as the daemon's do. */
+  api?: boolean | { authorize?: ApiDeps['authorize']; readOnlyConnection?: boolean };
   /** Pre-dial checks over real HTTP (src/engine/predial-post.ts), with these secrets by variable name. */
   predialSecrets?: Record<string, string>;
   /** What the engine reports to (default: nothing). */
@@ -216,6 +217,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
     let engine: Engine | null = null;
     const apiOptions = opts.api === true ? {} : opts.api || null;
+    const readStore = apiOptions?.readOnlyConnection && store.dialect === 'sqlite' ? await openStore(dbFile, { readonly: true }) : null;
+    if (readStore) closers.push(() => readStore.close());
     const http: HttpServerHandle = await startHttpServer({
       host: '127.0.0.1',
       port: 0,
@@ -235,6 +238,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
             api: createApi(
               {
                 db,
+                ...(readStore ? { readDb: readStore.db } : {}),
                 clock,
                 logger,
                 wake: () => engine?.wake(),
