@@ -14,6 +14,14 @@ import { EXTRACTED_VARIABLES_FIELD, onResultField } from './on-result-spec.js';
 /** predial.timeout_ms when the file leaves it out. */
 export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
 
+/**
+ * What a live call counts for in a budget before any call of the campaign has a known cost.
+ * Deliberately high for a call of a few minutes (the simulator's and the service's calls
+ * cost cents per minute): a first guess too low could let the first calls overshoot the
+ * cap, one too high only places the first calls more slowly, until the mean is known.
+ */
+export const DEFAULT_ASSUMED_COST_PER_CALL = 1;
+
 /** Characters allowed in a campaign name: it is typed in commands. */
 export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -219,6 +227,22 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
   },
   extracted_variables: EXTRACTED_VARIABLES_FIELD,
   on_result: onResultField(CAMPAIGN_NAME_PATTERN),
+  budget: {
+    spec: {
+      kind: 'object',
+      fields: {
+        max_cost: { spec: { kind: 'amount', min: 0 }, description: "Most the campaign may spend in all, in the service's currency (the calls' total_cost added up).", example: 250 },
+        max_cost_per_day: { spec: { kind: 'amount', min: 0 }, description: "Most it may spend in one day, the campaign's day in its timezone.", example: 50 },
+        assumed_cost_per_call: {
+          spec: { kind: 'amount', min: 0 },
+          description: `What a live call counts for before any call's cost is known. Default: ${DEFAULT_ASSUMED_COST_PER_CALL}.`,
+          example: 0.5,
+        },
+      },
+    },
+    description: 'Caps on what the campaign spends (README, "Budgets"): no call is placed that could take it over; live calls count at the mean cost per call so far.',
+    example: { max_cost: 250, max_cost_per_day: 50 },
+  },
   allow_duplicates: {
     spec: { kind: 'boolean' },
     default: false,

@@ -2,7 +2,7 @@
 // Pure (no file system) so that tests and the SIGHUP reload can call it on text.
 import path from 'node:path';
 import type { LeadColumns } from '../leads/columns.js';
-import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC } from './campaign-spec.js';
+import { CAMPAIGN_NAME_PATTERN, CAMPAIGN_SPEC, DEFAULT_ASSUMED_COST_PER_CALL } from './campaign-spec.js';
 import { readOnResult } from './on-result.js';
 import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource } from './source.js';
@@ -94,6 +94,10 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (onResult) campaign.onResult = onResult;
   if (written.extracted_variables !== undefined) campaign.extractedVariables = [...new Set(written.extracted_variables as string[])];
   variantFields(campaign, written);
+  const budget = written.budget as { max_cost?: number; max_cost_per_day?: number; assumed_cost_per_call?: number } | undefined;
+  if (budget) {
+    campaign.budget = { maxCost: budget.max_cost ?? null, maxCostPerDay: budget.max_cost_per_day ?? null, assumedCostPerCall: budget.assumed_cost_per_call ?? DEFAULT_ASSUMED_COST_PER_CALL };
+  }
   return done(campaign);
 }
 
@@ -149,6 +153,13 @@ function crossFieldRules(written: Record<string, unknown>, raw: Record<string, u
   }
   if (written.success_when !== undefined && written.assistants === undefined) {
     sink.warning(['success_when'], 'applies to assistant variants, and this campaign has one assistant', { at: 'key', hint: 'list assistants: with their weights, or remove success_when' });
+  }
+  const budget = written.budget as { max_cost?: number; max_cost_per_day?: number } | undefined;
+  if (budget && budget.max_cost === undefined && budget.max_cost_per_day === undefined) {
+    sink.error(['budget'], 'sets no cap', { at: 'key', hint: 'set max_cost (all calls) or max_cost_per_day (per day), e.g. max_cost: 250.00' });
+  }
+  if (budget?.max_cost !== undefined && budget.max_cost_per_day !== undefined && budget.max_cost_per_day > budget.max_cost) {
+    sink.warning(['budget', 'max_cost_per_day'], `${budget.max_cost_per_day} is more than max_cost ${budget.max_cost}, so only max_cost limits spending`, { hint: 'lower max_cost_per_day, or remove it' });
   }
   const retryOn = written.retry_on as string[] | undefined;
   if (raw.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {

@@ -40,6 +40,12 @@ function specSchema(spec: Spec): JsonSchema {
       if (spec.max !== undefined) s.maximum = spec.max;
       return s;
     }
+    case 'amount': {
+      const s: JsonSchema = { type: 'number' };
+      if (spec.min !== undefined) s.minimum = spec.min;
+      if (spec.max !== undefined) s.maximum = spec.max;
+      return s;
+    }
     case 'duration': {
       const seconds: JsonSchema = { type: 'integer' };
       if (spec.min !== undefined) seconds.minimum = spec.min;

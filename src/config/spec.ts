@@ -10,6 +10,8 @@ import { DURATION_FORMS, parseDuration } from './duration.js';
 
 export type Spec =
   | { kind: 'integer'; min?: number; max?: number }
+  /** An amount of money in the service's currency: a number, decimals allowed. */
+  | { kind: 'amount'; min?: number; max?: number }
   /** Seconds, written as a whole number or with a unit ("1h", "90m"): see duration.ts. */
   | { kind: 'duration'; min?: number; max?: number }
   | { kind: 'boolean' }
@@ -99,6 +101,19 @@ export function checkValue(spec: Spec, value: unknown, path: FieldPath, sink: Pr
       }
       return value;
     }
+    case 'amount': {
+      const range = rangeText(spec.min, spec.max);
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        const quoted = typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim());
+        sink.error(path, `must be a number, not ${describe(value)}`, { hint: quoted ? 'remove the quotes' : `use a number ${range}, e.g. 250.00` });
+        return undefined;
+      }
+      if ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max)) {
+        sink.error(path, `${value} is out of range`, { hint: `use a number ${range}` });
+        return undefined;
+      }
+      return value;
+    }
     case 'duration':
       return checkDuration(spec, value, path, sink);
     case 'boolean':
@@ -166,7 +181,7 @@ function rangeText(min?: number, max?: number): string {
   return '';
 }
 
-type TextSpec = Exclude<Spec, { kind: 'integer' | 'duration' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' | 'either' }>;
+type TextSpec = Exclude<Spec, { kind: 'integer' | 'amount' | 'duration' | 'boolean' | 'forbidden' | 'list' | 'object' | 'map' | 'either' }>;
 
 function checkText(spec: TextSpec, value: unknown, path: FieldPath, sink: ProblemSink): unknown {
   if (typeof value !== 'string' || value.trim() === '') {

@@ -102,6 +102,8 @@ export interface CampaignConfig {
   callingPolicy?: CallingPolicy;
   /** Who may be called (docs/design.md §11): the campaign's calling_rules file (absolute); its rules are in callingPolicy once loaded. */
   callingRulesFile?: string;
+  /** Caps on spending (README, "Budgets"); absent: no cap. */
+  budget?: CampaignBudget;
   /** Opt-outs (docs/design.md §11): an extracted variable that puts the number on the suppression list. */
   optOut?: { variable: string; values: string[] };
   /** The pre-dial check (README, "Pre-dial check"): asked before each call, which is placed only on its yes. */
@@ -117,6 +119,15 @@ export interface PredialConfig {
   /** The variable holding the signing secret (read by the composition root only). */
   secretEnv: string;
   timeoutMs: number;
+}
+
+/** A campaign's budget, in the service's currency; at least one cap is set. */
+export interface CampaignBudget {
+  maxCost: number | null;
+  /** Per day, the campaign's day in its zone. */
+  maxCostPerDay: number | null;
+  /** What a live call counts for until a call's cost is known. */
+  assumedCostPerCall: number;
 }
 
 /** One problem found in a file: everything a person needs to fix it. */
