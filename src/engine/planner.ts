@@ -1,7 +1,9 @@
 import type { PersonWindow } from '../rules/person-window.js';
 import type { CampaignState, LeadState } from '../store/types.js';
 import { isOpen, nextOpening } from '../time/window.js';
+import { budgetHold, type BudgetHold, type BudgetSpend } from './budget.js';
 import type { CapHold } from './caps.js';
+import type { CampaignBudget } from '../config/types.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
 // What the engine should do next, decided from state already read and the clock's "now":
@@ -149,6 +151,18 @@ export interface LeadContext extends SlotCounts {
   gate: GateVerdict;
   /** Another live call to the number (rule 3: one at a time, whichever campaign holds it). */
   phoneBusy: boolean;
+  /** The campaign's budget and spending; absent or null: no budget. */
+  budget?: BudgetFacts | null;
+}
+
+/** A campaign's budget with what it has spent, read once per pass. */
+export interface BudgetFacts {
+  budget: CampaignBudget;
+  spend: BudgetSpend;
+  /** Calls picked in this pass, not yet in the spend's pending count. */
+  extra: number;
+  /** The end of the campaign's day (the daily cap's reset). */
+  dayEnds: number;
 }
 
 /** The verdict on one lead: what holds it, first in the order of the rules, or 'dial'. */
@@ -163,6 +177,8 @@ export type LeadPlan =
   | { kind: 'person-hours'; label: string; opening: number | null }
   | { kind: 'attempt-cap'; hold: CapHold }
   | { kind: 'gate'; gate: Exclude<GateVerdict, 'open'> }
+  /** One more call could take the campaign over a budget cap. */
+  | { kind: 'budget-exhausted'; hold: BudgetHold }
   | { kind: 'number-busy' }
   | Exclude<SlotVerdict, { kind: 'free' }>
   | { kind: 'dial' };
@@ -170,7 +186,7 @@ export type LeadPlan =
 /**
  * The one order of the dialing rules for a lead: its own state, then the campaign (problem,
  * state), the suppression list, its due time, the campaign window, the person's hours and
- * rules, the attempt caps, the gate (daemon, token), another live call to the number, the
+ * rules, the attempt caps, the gate (daemon, token), the campaign's budget, another live call to the number, the
  * campaign's live-call limit, and the daemon's over all campaigns. The dial loop reaches
  * leads only through the campaign, gate and slot checks of its pass, then asks this for
  * each due lead; `explain` asks it with every fact read from the store.
@@ -196,6 +212,10 @@ export function planLead(lead: LeadFacts, x: LeadContext): LeadPlan {
   if (closed) return { kind: 'person-hours', label: closed.label, opening: lead.person.nextOpening(x.now) };
   if (lead.cap) return { kind: 'attempt-cap', hold: lead.cap };
   if (x.gate !== 'open') return { kind: 'gate', gate: x.gate };
+  if (x.budget) {
+    const hold = budgetHold(x.budget.budget, x.budget.spend, x.budget.extra, x.budget.dayEnds);
+    if (hold) return { kind: 'budget-exhausted', hold };
+  }
   if (x.phoneBusy) return { kind: 'number-busy' };
   const slots = slotVerdict(x);
   if (slots.kind !== 'free') return slots;
@@ -212,6 +232,7 @@ export class SlotPlan {
   private readonly phones = new Set<string>();
   private step: Extract<CampaignStep, { kind: 'fill' }> | null = null;
   private campaignLive = 0;
+  private budget: BudgetFacts | null = null;
 
   constructor(
     private readonly accountMaxCalls: number | undefined,
@@ -221,10 +242,17 @@ export class SlotPlan {
   }
 
   /** Starts a campaign's turn; returns its free slots (≤ 0: a freed slot wakes the loop). */
-  begin(step: Extract<CampaignStep, { kind: 'fill' }>): number {
+  begin(step: Extract<CampaignStep, { kind: 'fill' }>, budget: BudgetFacts | null = null): number {
     this.step = step;
     this.campaignLive = step.live;
+    this.budget = budget;
     return this.free;
+  }
+
+  /** The budget cap holding the current campaign before any lead is judged (null: none, or no budget). */
+  budgetHold(): BudgetHold | null {
+    const b = this.budget;
+    return b ? budgetHold(b.budget, b.spend, b.extra, b.dayEnds) : null;
   }
 
   private counts(): SlotCounts {
@@ -244,8 +272,9 @@ export class SlotPlan {
    */
   judge(lead: LeadFacts, now: number): LeadPlan {
     if (!this.step) throw new Error('SlotPlan.judge before begin');
-    const plan = planLead(lead, { ...this.counts(), now, campaign: this.step.campaign, gate: 'open', phoneBusy: this.phones.has(lead.phone) });
+    const plan = planLead(lead, { ...this.counts(), now, campaign: this.step.campaign, gate: 'open', phoneBusy: this.phones.has(lead.phone), budget: this.budget });
     if (plan.kind === 'dial') {
+      if (this.budget) this.budget = { ...this.budget, extra: this.budget.extra + 1 };
       this.phones.add(lead.phone);
       this.campaignLive++;
       this.daemonLive++;

@@ -11,6 +11,8 @@ import { listCampaigns } from '../store/campaigns.js';
 import { leadsAheadInQueue, leadsWithNumber, newestDaemonRow, secondaryNumbers } from '../store/explain-reads.js';
 import type { AttemptRow, CampaignRow, DaemonRow, Database, LeadRow } from '../store/types.js';
 import { formatIn, formatLocal } from '../time/duration-format.js';
+import { budgetText } from '../engine/budget.js';
+import { readBudgetFacts } from '../engine/budget-read.js';
 
 // `campaignd explain`: for each lead with a number, the exact reason it is or is not
 // being called now. It reads the facts the engine decides on (the campaign, the
@@ -135,6 +137,7 @@ async function planOf(db: Kysely<Database>, w: World, lead: LeadRow, campaign: R
     campaignMax: campaign.config.maxCallsInParallel,
     daemonLive: w.live.length,
     daemonMax: w.daemonMax,
+    budget: await readBudgetFacts(db, campaign, w.now),
   });
 }
 
@@ -209,6 +212,12 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
       const next = opening ?? plan.opening;
       return { code: 'window-closed', message: plan.opening === null ? 'the calling window never opens (check allowed_days and blackout_dates)' : `the calling window is closed until ${when(next!)}`, at: next };
     }
+    case 'budget-exhausted':
+      return {
+        code: 'budget-exhausted',
+        message: `paused (budget): ${budgetText(plan.hold)}; ${plan.hold.resumesAt === null ? 'raise budget.max_cost in the campaign file and reload (SIGHUP) to resume' : `resumes at ${when(plan.hold.resumesAt)}`}`,
+        at: plan.hold.resumesAt,
+      };
     case 'person-hours': {
       const code = plan.label.startsWith('lead_local_hours') ? 'lead-local-hours' : 'calling-rule';
       return { code, message: `outside the person's hours: ${plan.label}, until ${plan.opening === null ? 'never' : when(plan.opening)}${zoneNote}`, at: plan.opening };

@@ -12,6 +12,7 @@ import { dial, type DialReport } from '../dialer.js';
 import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '../engine-types.js';
 import { deferHeld, holdOf, readLeadFacts } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
+import { readBudgetFacts } from '../budget-read.js';
 import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
 import type { PredialDeps } from '../predial.js';
 import { createPredialStep } from '../predial-step.js';
@@ -122,7 +123,15 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         if (await hasActiveLeads(db, c.id)) await reopen(c, now);
         continue;
       }
-      if (slots.begin(step) <= 0) continue; // a freed slot wakes us
+      if (slots.begin(step, await readBudgetFacts(db, c, now)) <= 0) continue; // a freed slot wakes us
+      const budgetHeld = slots.budgetHold();
+      deps.metrics?.budgetPaused?.(c.name, budgetHeld !== null);
+      if (budgetHeld) {
+        // Paused (budget): a daily cap resumes at the campaign's midnight; a raised cap
+        // (reload) or a call's cost arriving wakes the loop, or the longest sleep does.
+        if (budgetHeld.resumesAt !== null) nextDue.push(budgetHeld.resumesAt);
+        continue;
+      }
       // A few more than the free slots: some may be suppressed or outside their own hours.
       const candidates = await dueLeads(db, c.id, now, slots.free + CANDIDATE_MARGIN);
       const held: Parameters<typeof deferHeld>[1][number][] = [];
