@@ -1,7 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
 import type { Kysely, Transaction } from 'kysely';
-import type { CampaignConfig } from '../config/types.js';
+import type { CampaignBudget, CampaignConfig } from '../config/types.js';
 import { formatLocal } from '../time/duration-format.js';
 import { isOpen, nextClosing, nextOpening, windowFromCampaign, type WindowSpec } from '../time/window.js';
 import { campaignCounts, type CampaignCounts } from '../store/counts.js';
@@ -13,7 +13,9 @@ import { predialCountsByCampaign, type PredialCounts } from '../store/predial-co
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import { collectVariants } from './variants.js';
-import type { CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
+import { budgetDay, budgetHold, unitCost } from '../engine/budget.js';
+import { budgetSpend } from '../store/budget.js';
+import type { BudgetStatus, CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
 export const HEARTBEAT_STALE_MS = 10_000;
@@ -78,7 +80,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     const predial = checked.size > 0 ? await predialCountsByCampaign(trx) : new Map<number, PredialCounts>();
     const campaigns: CampaignStatus[] = [];
     for (const row of rows) {
-      const campaign = await collectCampaign(row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
+      const campaign = await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
       if (checked.has(row.id)) campaign.predial = predialStatus(predial.get(row.id));
       const variants = await collectVariants(trx, row.id, parseCampaignConfig(row.config_json));
@@ -151,7 +153,7 @@ function midnightIn(zone: string | null, now: number): number {
   return DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
 }
 
-async function collectCampaign(row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity): Promise<CampaignStatus> {
+async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity): Promise<CampaignStatus> {
   const leads = leadCounts(counts);
   const attemptsTotal = counts?.attempts ?? 0;
   const config = parseCampaignConfig(row.config_json);
@@ -163,6 +165,7 @@ async function collectCampaign(row: CampaignRow, now: number, liveCalls: number,
   const finished = leads.completed + leads.reached_max_retries;
   const perHour = completionsLastHour > 0 ? completionsLastHour / (spanFrom(await activity.firstAttempt(row.id), now) / HOUR_MS) : 0;
   const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
+  const budget = config?.budget ? await budgetStatus(trx, row, config.budget, zone ?? 'UTC', now, liveCalls, left) : undefined;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
     name: row.name,
@@ -176,6 +179,24 @@ async function collectCampaign(row: CampaignRow, now: number, liveCalls: number,
     success_rate: finished > 0 ? Math.round((leads.completed / finished) * 10_000) / 10_000 : null,
     estimated_finish_at: estimate === null ? null : formatLocal(estimate, zone ?? 'UTC'),
     completions_last_hour: completionsLastHour,
+    ...(budget ? { budget } : {}),
+  };
+}
+
+/** The budget's figures, judged as the dial loop judges them (the same spending read, the same hold). */
+async function budgetStatus(trx: Transaction<Database>, row: CampaignRow, b: CampaignBudget, zone: string, now: number, live: number, left: number): Promise<BudgetStatus> {
+  const day = budgetDay(zone, now);
+  const spend = await budgetSpend(trx, row.id, day.start, now);
+  const unit = unitCost(b, spend);
+  const money = (n: number) => Math.round(n * 100) / 100;
+  return {
+    max_cost: b.maxCost,
+    max_cost_per_day: b.maxCostPerDay,
+    spent: money(spend.spent),
+    spent_today: money(spend.spentToday),
+    remaining: b.maxCost === null ? null : money(Math.max(0, b.maxCost - spend.spent)),
+    projected: money(Math.max(0, left - live) * unit),
+    paused: budgetHold(b, spend, 0, day.end) !== null,
   };
 }
 

@@ -100,7 +100,7 @@ function apiRequestsLine(report: StatusReport): string {
 function campaignCells(c: CampaignStatus, now: number): string[] {
   return [
     c.name,
-    c.problem ? `${c.state} (!)` : c.state,
+    c.problem ? `${c.state} (!)` : c.state === 'running' && c.budget?.paused ? 'paused (budget)' : c.state,
     windowCell(c, now),
     `${c.live_calls}/${c.max_calls_in_parallel}`,
     String(c.leads.pending),

@@ -108,6 +108,8 @@ export interface CampaignStatus {
   variants_significant?: boolean;
   /** The campaign's pre-dial check (README, "Pre-dial check"); absent when it has none. */
   predial?: PredialStatus;
+  /** Spending against the campaign's budget (README, "Budgets"); absent without a budget. */
+  budget?: BudgetStatus;
 }
 
 export interface PredialStatus {
@@ -145,6 +147,19 @@ export interface VariantComparison {
   variants: VariantStatus[];
   p_value: number | null;
   significant: boolean;
+
+/** Amounts in the service's currency. */
+export interface BudgetStatus {
+  max_cost: number | null;
+  max_cost_per_day: number | null;
+  spent: number;
+  spent_today: number;
+  /** max_cost less spent (null without max_cost). */
+  remaining: number | null;
+  /** What the leads still to call would cost at the mean cost per call so far. */
+  projected: number;
+  /** A cap holds the campaign: no call could be placed without the risk of going over. */
+  paused: boolean;
 }
 
 export interface StatusReport {
