@@ -159,6 +159,10 @@ export async function startApp(opts: AppOptions): Promise<App> {
         outcome: (campaign, cls) => metrics.callOutcomes.inc({ campaign, class: cls }),
         liveCalls: (campaign, n) => metrics.liveCalls.set({ campaign }, n),
         daemonLiveCalls: (n) => metrics.daemonLiveCalls.set(n),
+        budget: (campaign, spent, paused) => {
+          metrics.budgetSpent.set({ campaign }, spent);
+          metrics.budgetPaused.set({ campaign }, paused ? 1 : 0);
+        },
         confirming: (campaign, n) => metrics.leadsConfirming.set({ campaign }, n),
         unknownAttempt: () => metrics.attemptsUnknown.inc(),
         predialCheck: (campaign, result) => metrics.predialChecks.inc({ campaign, result }),

@@ -9,8 +9,8 @@ export interface EngineMetrics {
   liveCalls(campaign: string, n: number): void;
   /** Live calls over all campaigns (what the daemon-wide max_calls_in_parallel counts). */
   daemonLiveCalls?(n: number): void;
-  /** Whether a budget cap holds the campaign (README, "Budgets"). */
-  budgetPaused?(campaign: string, paused: boolean): void;
+  /** A budgeted campaign's known spending and whether a cap holds it (README, "Budgets"). */
+  budget?(campaign: string, spent: number, paused: boolean): void;
   /** Completed leads whose webhook success awaits the call list (status `confirming`). */
   confirming?(campaign: string, n: number): void;
   unknownAttempt(): void;

@@ -17,6 +17,9 @@ export interface Metrics {
   readonly callOutcomes: Counter<'campaign' | 'class'>;
   /** Attempts holding a live-call slot right now, by campaign. */
   readonly liveCalls: Gauge<'campaign'>;
+  /** A budgeted campaign's known spending, and whether a budget cap holds it (1) or not (0). */
+  readonly budgetSpent: Gauge<'campaign'>;
+  readonly budgetPaused: Gauge<'campaign'>;
   /** Attempts holding a live-call slot right now, over all campaigns (what the daemon-wide limit counts). */
   readonly daemonLiveCalls: Gauge;
   /**
@@ -88,6 +91,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     instanceActive: new Gauge({
       name: 'campaignd_instance_active',
       help: 'Whether this instance is the active one that claims and dials (1) or a standby (0); always 1 on SQLite.',
+      registers,
+    }),
+    budgetSpent: new Gauge({
+      name: 'campaignd_budget_spent',
+      help: "Known cost of a budgeted campaign's calls so far, in the service's currency, by campaign.",
+      labelNames: ['campaign'],
+      registers,
+    }),
+    budgetPaused: new Gauge({
+      name: 'campaignd_budget_paused',
+      help: 'Whether a budget cap holds the campaign (1) or not (0), by campaign.',
+      labelNames: ['campaign'],
       registers,
     }),
     liveCalls: new Gauge({

@@ -123,9 +123,10 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         if (await hasActiveLeads(db, c.id)) await reopen(c, now);
         continue;
       }
-      if (slots.begin(step, await readBudgetFacts(db, c, now)) <= 0) continue; // a freed slot wakes us
+      const budget = await readBudgetFacts(db, c, now);
+      if (slots.begin(step, budget) <= 0) continue; // a freed slot wakes us
       const budgetHeld = slots.budgetHold();
-      deps.metrics?.budgetPaused?.(c.name, budgetHeld !== null);
+      if (budget) deps.metrics?.budget?.(c.name, budget.spend.spent, budgetHeld !== null);
       if (budgetHeld) {
         // Paused (budget): a daily cap resumes at the campaign's midnight; a raised cap
         // (reload) or a call's cost arriving wakes the loop, or the longest sleep does.
