@@ -147,6 +147,7 @@ export interface VariantComparison {
   variants: VariantStatus[];
   p_value: number | null;
   significant: boolean;
+}
 
 /** Amounts in the service's currency. */
 export interface BudgetStatus {

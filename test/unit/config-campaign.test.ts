@@ -255,3 +255,24 @@ describe('parseCampaignFile: predial', () => {
     expect(at(problems, 'predial.secret_env')).toMatchObject({ severity: 'error' });
   });
 });
+
+describe('parseCampaignFile: budget', () => {
+  const base = 'assistant_id: 1\nallowed_days: [monday]\nallowed_hours_start_time: "09:00"\nallowed_hours_end_time: "17:00"\nleads: { file: leads.csv }\n';
+  const file = '/campaigns/b.yaml';
+
+  it('reads the caps and fills the assumed cost per call', () => {
+    const { campaign, problems } = parseCampaignFile(file, `${base}budget: { max_cost: 250.00, max_cost_per_day: 50 }\n`);
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(campaign?.budget).toEqual({ maxCost: 250, maxCostPerDay: 50, assumedCostPerCall: 1 });
+  });
+
+  it('names the field, the line and the fix for a bad amount and for a budget without a cap', () => {
+    const quoted = parseCampaignFile(file, `${base}budget: { max_cost: "250" }\n`);
+    expect(at(quoted.problems, 'budget.max_cost')).toMatchObject({ line: 6, message: 'must be a number, not "250"', hint: 'remove the quotes' });
+    const negative = parseCampaignFile(file, `${base}budget:\n  max_cost_per_day: -5\n`);
+    expect(at(negative.problems, 'budget.max_cost_per_day')).toMatchObject({ line: 7, message: '-5 is out of range' });
+    const none = parseCampaignFile(file, `${base}budget: { assumed_cost_per_call: 0.4 }\n`);
+    expect(at(none.problems, 'budget')).toMatchObject({ severity: 'error', message: 'sets no cap' });
+    expect(none.campaign).toBeUndefined();
+  });
+});
