@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { budgetSpend } from '../store/budget.js';
 import type { Database } from '../store/types.js';
-import { budgetDay } from './budget.js';
+import { budgetDay } from '../stats/budget.js';
 import type { BudgetFacts } from './planner.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 

@@ -1,7 +1,7 @@
 import type { PersonWindow } from '../rules/person-window.js';
 import type { CampaignState, LeadState } from '../store/types.js';
 import { isOpen, nextOpening } from '../time/window.js';
-import { budgetHold, type BudgetHold, type BudgetSpend } from './budget.js';
+import { budgetHold, type BudgetHold, type BudgetSpend } from '../stats/budget.js';
 import type { CapHold } from './caps.js';
 import type { CampaignBudget } from '../config/types.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';

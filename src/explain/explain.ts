@@ -11,7 +11,7 @@ import { listCampaigns } from '../store/campaigns.js';
 import { leadsAheadInQueue, leadsWithNumber, newestDaemonRow, secondaryNumbers } from '../store/explain-reads.js';
 import type { AttemptRow, CampaignRow, DaemonRow, Database, LeadRow } from '../store/types.js';
 import { formatIn, formatLocal } from '../time/duration-format.js';
-import { budgetText } from '../engine/budget.js';
+import { budgetText } from '../stats/budget.js';
 import { readBudgetFacts } from '../engine/budget-read.js';
 
 // `campaignd explain`: for each lead with a number, the exact reason it is or is not

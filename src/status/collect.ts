@@ -13,7 +13,7 @@ import { predialCountsByCampaign, type PredialCounts } from '../store/predial-co
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import { collectVariants } from './variants.js';
-import { budgetDay, budgetHold, unitCost } from '../engine/budget.js';
+import { budgetDay, budgetHold, unitCost } from '../stats/budget.js';
 import { budgetSpend } from '../store/budget.js';
 import type { BudgetStatus, CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BudgetSpend } from '../engine/budget.js';
+import type { BudgetSpend } from '../stats/budget.js';
 import { LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
 import type { Database } from './types.js';
 

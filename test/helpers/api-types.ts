@@ -351,6 +351,18 @@ export interface components {
             /** @description Two-sided p-value of the difference between the variants' success rates. */
             variants_p_value?: number | null;
             variants_significant?: boolean;
+            /** @description Spending against the campaign's budget, for a campaign that has one. */
+            budget?: {
+                max_cost: number | null;
+                max_cost_per_day: number | null;
+                spent: number;
+                spent_today: number;
+                remaining: number | null;
+                /** @description What the leads still to call would cost at the mean cost per call so far. */
+                projected: number;
+                /** @description A cap holds the campaign: `paused (budget)`. */
+                paused: boolean;
+            };
         } & {
             [key: string]: unknown;
         };

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import { readGivenCall } from '../../src/results/given.js';
 import { budgetSpend } from '../../src/store/budget.js';
-import { budgetHold } from '../../src/engine/budget.js';
+import { budgetHold } from '../../src/stats/budget.js';
 import { ManualClock } from '../../src/time/clock.js';
 import type { AttemptState } from '../../src/store/types.js';
 

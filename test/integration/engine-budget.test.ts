@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allSucceed, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
 import { waitUntil } from '../helpers/wait.js';
 import { budgetSpend } from '../../src/store/budget.js';
-import { budgetHold } from '../../src/engine/budget.js';
+import { budgetHold } from '../../src/stats/budget.js';
 import type { CampaignBudget } from '../../src/config/types.js';
 
 let stack: Stack | null = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetDay, budgetHold, unitCost } from '../../src/engine/budget.js';
+import { budgetDay, budgetHold, unitCost } from '../../src/stats/budget.js';
 import type { CampaignBudget } from '../../src/config/types.js';
 
 const budget = (b: Partial<CampaignBudget>): CampaignBudget => ({ maxCost: null, maxCostPerDay: null, assumedCostPerCall: 1, ...b });

@@ -49,6 +49,18 @@ export const CampaignStatusSchema = responseSchema(
         .meta({ description: 'Assistant variants, for a campaign that has them: figures per variant (rates over the leads called).' }),
       variants_p_value: z.number().nullable().optional().meta({ description: "Two-sided p-value of the difference between the variants' success rates." }),
       variants_significant: z.boolean().optional(),
+      budget: z
+        .object({
+          max_cost: z.number().nullable(),
+          max_cost_per_day: z.number().nullable(),
+          spent: z.number(),
+          spent_today: z.number(),
+          remaining: z.number().nullable(),
+          projected: z.number().meta({ description: 'What the leads still to call would cost at the mean cost per call so far.' }),
+          paused: z.boolean().meta({ description: 'A cap holds the campaign: `paused (budget)`.' }),
+        })
+        .optional()
+        .meta({ description: "Spending against the campaign's budget, for a campaign that has one." }),
     })
     .meta({ description: "A campaign's part of `campaignd status --json`." }),
 );

@@ -1,9 +1,15 @@
 import { DateTime } from 'luxon';
-import type { CampaignBudget } from '../config/types.js';
 
 // Budgets (README, "Budgets"): what a campaign has spent, and whether one more call could
 // take it over a cap. Pure: the store reads the figures once per pass (store/budget.ts),
 // the planner asks here for each lead, and `status` asks the same, so they agree.
+
+/** A campaign file's budget, as this arithmetic needs it (the configuration's CampaignBudget fits). */
+export interface BudgetCaps {
+  maxCost: number | null;
+  maxCostPerDay: number | null;
+  assumedCostPerCall: number;
+}
 
 /** What a campaign's calls have cost so far, read from the results. */
 export interface BudgetSpend {
@@ -32,7 +38,7 @@ export interface BudgetHold {
 const EPSILON = 1e-9;
 
 /** What a call whose cost is not known counts for: the mean so far, or the assumed cost before any is known. */
-export function unitCost(budget: CampaignBudget, s: BudgetSpend): number {
+export function unitCost(budget: BudgetCaps, s: BudgetSpend): number {
   return s.costed > 0 ? s.spent / s.costed : budget.assumedCostPerCall;
 }
 
@@ -40,7 +46,7 @@ export function unitCost(budget: CampaignBudget, s: BudgetSpend): number {
  * The cap one more call could overshoot, or null when it fits under both. `extra` counts
  * the calls already picked in this pass, not yet in `pending`.
  */
-export function budgetHold(budget: CampaignBudget, s: BudgetSpend, extra: number, dayEnds: number): BudgetHold | null {
+export function budgetHold(budget: BudgetCaps, s: BudgetSpend, extra: number, dayEnds: number): BudgetHold | null {
   const unit = unitCost(budget, s);
   const committed = (s.pending + extra) * unit;
   if (budget.maxCost !== null && s.spent + committed + unit > budget.maxCost + EPSILON) {
