@@ -304,6 +304,17 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, pa
       hint: guess ? `rename it to ${guess}` : `known fields: ${names.join(', ')}`,
     });
   }
+  // First: which of two alternative fields a file must give (assistant_id or assistants) is
+  // what a person fixes first, before the fields that merely have no value.
+  if (spec.exactlyOneOf) {
+    const given = spec.exactlyOneOf.filter((k) => written[k] !== undefined && written[k] !== null);
+    if (given.length !== 1) {
+      const message = given.length === 0 ? `needs one of ${spec.exactlyOneOf.join(' or ')}` : `sets both ${given.join(' and ')}`;
+      // At the file's root there is no key to point at: name the field to add, or the second one given.
+      const at = path.length > 0 ? path : [given[1] ?? spec.exactlyOneOf[0]!];
+      sink.error(at, message, { at: 'key', hint: `give exactly one of ${spec.exactlyOneOf.join(', ')}` });
+    }
+  }
   for (const [key, field] of Object.entries(spec.fields)) {
     const present = Object.hasOwn(written, key) && written[key] !== null && written[key] !== undefined;
     if (!present) {
@@ -319,15 +330,6 @@ function checkObject(spec: Extract<Spec, { kind: 'object' }>, value: unknown, pa
     }
     const checked = checkValue(field.spec, written[key], [...path, key], sink);
     if (checked !== undefined) out[key] = checked;
-  }
-  if (spec.exactlyOneOf) {
-    const given = spec.exactlyOneOf.filter((k) => written[k] !== undefined && written[k] !== null);
-    if (given.length !== 1) {
-      const message = given.length === 0 ? `needs one of ${spec.exactlyOneOf.join(' or ')}` : `sets both ${given.join(' and ')}`;
-      // At the file's root there is no key to point at: name the field to add, or the second one given.
-      const at = path.length > 0 ? path : [given[1] ?? spec.exactlyOneOf[0]!];
-      sink.error(at, message, { at: 'key', hint: `give exactly one of ${spec.exactlyOneOf.join(', ')}` });
-    }
   }
   return out;
 }

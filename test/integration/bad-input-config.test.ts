@@ -39,7 +39,7 @@ const brokenFiles: BrokenCase[] = [
   corpus('empty.yaml', /empty\.yaml: the file is empty — write the campaign fields/),
   corpus('good.yaml', /good\.yaml:19:9 leads\.file: file .*spring\.csv cannot be read: no such file or folder — create it, or fix the path/),
   corpus('many-problems.yaml', /many-problems\.yaml:3:11 timezone: "Europe\/Berln" is not an IANA time zone \(did you mean "Europe\/Berlin"\?\)/, /:2:15 assistant_id: -4 is out of range/),
-  corpus('missing-fields.yaml', /missing-fields\.yaml:1:1 assistant_id: missing required field "assistant_id" — add assistant_id/),
+  corpus('missing-fields.yaml', /missing-fields\.yaml:1:1 assistant_id: needs one of assistant_id or assistants — give exactly one of assistant_id, assistants/),
   corpus('not-a-mapping.yaml', /not-a-mapping\.yaml: must be a mapping of fields, not a list/),
   corpus('problems.json', /problems\.json:4:30 allowed_days\[1\]: "sundae" is not a day name \(did you mean "sunday"\?\)/, /:7:3 retry_intervall: unknown field .*rename it to retry_interval/),
   corpus('syntax-error.yaml', /syntax-error\.yaml:3:1: .*end with a \] — fix the syntax/),

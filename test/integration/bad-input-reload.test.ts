@@ -39,7 +39,7 @@ const victimCampaign = (): string => goodCampaign('victim', '../leads/victim.csv
 
 const reloadCases: ReloadCase[] = [
   { name: 'syntax error', content: fromFixture('syntax-error.yaml'), expected: [/victim\.yaml:3:1: .*fix the syntax/] },
-  { name: 'required fields removed', content: fromFixture('missing-fields.yaml'), expected: [/victim\.yaml:1:1 assistant_id: missing required field/] },
+  { name: 'required fields removed', content: fromFixture('missing-fields.yaml'), expected: [/victim\.yaml:1:1 assistant_id: needs one of assistant_id or assistants/] },
   { name: 'wrong shapes', content: fromFixture('wrong-shapes.yaml'), expected: [/victim\.yaml:2:15 allowed_days: must be a list/] },
   { name: 'misspelt keys', content: fromFixture('unknown-keys.yaml'), expected: [/victim\.yaml:2:1 alowed_days: unknown field "alowed_days" \(did you mean "allowed_days"\?\)/] },
   { name: 'emptied', content: fromFixture('empty.yaml'), expected: [/victim\.yaml: the file is empty/] },

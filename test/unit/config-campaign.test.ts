@@ -187,8 +187,9 @@ describe('parseCampaignFile: syntax and shape', () => {
 
   it('reports every missing required field and a leads mapping without a source', () => {
     const { problems } = parse('missing-fields.yaml');
-    expect(problems.map((p) => p.field)).toEqual(['allowed_days', 'allowed_hours_start_time', 'allowed_hours_end_time', 'assistant_id', 'leads']);
-    expect(problems[3]).toMatchObject({ message: 'needs one of assistant_id or assistants', hint: 'give exactly one of assistant_id, assistants' });
+    // Which assistant field to give comes first: it is what a person fixes first.
+    expect(problems.map((p) => p.field)).toEqual(['assistant_id', 'allowed_days', 'allowed_hours_start_time', 'allowed_hours_end_time', 'leads']);
+    expect(problems[0]).toMatchObject({ message: 'needs one of assistant_id or assistants', hint: 'give exactly one of assistant_id, assistants' });
     expect(problems[4]).toMatchObject({ line: 2, message: 'needs one of file or remote_campaign_id' });
   });
 
