@@ -4,7 +4,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient, fetchOpenApi, ResponseChecker } from '../helpers/api.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { testDialect } from '../helpers/test-store.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -12,7 +11,7 @@ afterEach(async () => {
   stack = undefined;
 });
 
-describe.skipIf(testDialect !== 'sqlite')('API: reads beside a held write transaction (SQLite)', () => {
+describe('API: reads beside a held write transaction (SQLite)', () => {
   it('answers GET /leads/{id} and a lookup while a transaction holds the writing connection', async () => {
     stack = await startStack({
       campaigns: [{ name: 'spring', leads: [{ phone: '+12025550999' }], settings: { defaultCountry: 'US' } }],

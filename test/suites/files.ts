@@ -45,6 +45,7 @@ export const SQLITE_ONLY = [
   'test/integration/engine-store-errors.test.ts', // a second SQLite connection holding the write lock
   'test/integration/results-forget.test.ts', // VACUUM and the bytes left in the file and its WAL
   'test/integration/store-group-commit.test.ts', // reads through a second, read-only SQLite connection
+  'test/integration/api-read-connection.test.ts', // the API's read-only SQLite connection beside the writing one
 ];
 
 /** PostgreSQL-only files: they need the run's server. */
