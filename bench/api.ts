@@ -46,12 +46,9 @@ async function api(ws: Workspace, key: string, method: string, url: string, body
   return { status: res.status, json: text ? JSON.parse(text) : undefined, ms };
 }
 
-/** The per-item answers of a leads POST. */
+/** The per-item answers of a leads POST (`{items: [...]}`). */
 function items(json: any): Json[] {
-  if (Array.isArray(json)) return json as Json[];
-  if (Array.isArray(json?.results)) return json.results as Json[];
-  if (Array.isArray(json?.items)) return json.items as Json[];
-  return [json as Json];
+  return Array.isArray(json?.items) ? (json.items as Json[]) : [];
 }
 
 function campaignFile(ws: Workspace, name: string, patch: Json): void {
