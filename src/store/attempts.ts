@@ -54,6 +54,12 @@ export interface ClaimInput {
   assistantId: number;
   owner: string;
   now: number;
+  /**
+   * The lease of the lead's account the claim is made under (several active instances):
+   * the database refuses the whole claim, with SQLSTATE CDL01, when it is not current.
+   * Without it, the batch's ClaimFence applies.
+   */
+  accountFence?: { account: string; fence: number };
 }
 
 /**
@@ -146,7 +152,8 @@ export async function claimAttempts(db: Kysely<Database>, inputs: readonly Claim
             created_at: r.now,
             sent_at: r.now,
             owner: r.owner,
-            fence_token: fence.fenceToken ?? null,
+            fence_token: r.accountFence?.fence ?? fence.fenceToken ?? null,
+            fence_account: r.accountFence?.account ?? null,
           })),
         )
         .returningAll()

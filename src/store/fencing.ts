@@ -11,3 +11,13 @@ export const FENCED_SQLSTATE = 'CDL01';
 export function isFenced(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === FENCED_SQLSTATE;
 }
+
+/**
+ * The account whose lease refused a claim (several active instances: migration 0023's
+ * trigger names it in the error's detail); undefined for the one lease of ha_lease.
+ */
+export function fencedAccount(err: unknown): string | undefined {
+  if (!isFenced(err)) return undefined;
+  const detail = (err as { detail?: unknown }).detail;
+  return typeof detail === 'string' && detail !== '' ? detail : undefined;
+}

@@ -118,6 +118,8 @@ export interface AttemptsTable {
   owner: string | null;
   /** The lease token the claim was made under (PostgreSQL with several instances; migration 0008). */
   fence_token: number | null;
+  /** The account whose lease the claim was made under (several active instances; migration 0023); null: the one lease of ha_lease. */
+  fence_account: string | null;
 }
 
 export interface EventsTable {
@@ -235,6 +237,25 @@ export interface ApiIdempotencyTable {
   expires_at: number;
 }
 
+/** One account's lease (several active instances; migration 0023, src/store/account-leases.ts). */
+export interface AccountLeasesTable {
+  account: string;
+  /** null once released (and before anyone took it). */
+  holder: string | null;
+  /** Raised by one at every taking: the fencing token claims for the account carry. */
+  fence: number;
+  /** Epoch ms by the clock leases are judged with (the database's). */
+  expires_at: number;
+  taken_at: number;
+}
+
+/** An instance taking part in sharing the accounts, renewed with its leases (migration 0023). */
+export interface LeaseInstancesTable {
+  instance_id: string;
+  joined_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
   leads: LeadsTable;
@@ -250,6 +271,8 @@ export interface Database {
   hook_outbox: HookOutboxTable;
   hook_states: HookStatesTable;
   ha_lease: HaLeaseTable;
+  account_leases: AccountLeasesTable;
+  lease_instances: LeaseInstancesTable;
   dashboard_sessions: DashboardSessionsTable;
   api_keys: ApiKeysTable;
   predial_counts: PredialCountsTable;

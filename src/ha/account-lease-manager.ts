@@ -1,0 +1,208 @@
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import { balanceAccounts } from './account-balance.js';
+import { leaseMargin } from './elector.js';
+import { createHeldAccounts, type HeldAccounts, type HeldEntry } from './held-accounts.js';
+
+// Which accounts this instance dials (several active instances on PostgreSQL;
+// docs/several-instances.md). Every `leaseMs / 3` a round:
+//   1. says this instance takes part (its row in lease_instances, renewed like a lease);
+//   2. renews every lease it holds in one statement; one not renewed is lost at once;
+//   3. reads every lease and the live instances, asks the balancer (account-balance.ts),
+//      takes the unheld or expired accounts it should, and begins handing over one it
+//      should give up.
+// A round also comes early when another instance's lease or row is about to expire, so an
+// account of a dead instance is taken about when its lease runs out, not up to a third of a
+// lease later: a takeover stays within `lease_seconds` plus a round trip.
+//
+// A handover never double-dials: the account stops counting as held (no new claims), the
+// engine awaits its make_call requests in flight (`handover`), and only then is the lease
+// released; it is renewed meanwhile. The taker's claims carry a new fence, and the database
+// refuses any claim made under the old one (migration 0023).
+
+/** The lease operations the manager needs (account-lease-port.ts binds them to the store). */
+export interface AccountLeasePort {
+  /** Says this instance takes part for another lease. */
+  beat(): Promise<void>;
+  /** The live instances and every account's lease, with the milliseconds each has left. */
+  read(): Promise<{
+    instances: { id: string; remainingMs: number }[];
+    leases: { account: string; holder: string | null; live: boolean; remainingMs: number }[];
+  }>;
+  /** Takes an unheld or expired account: its new fence, or null when another holds it. */
+  acquire(account: string): Promise<number | null>;
+  /** Renews the given leases; returns the accounts renewed. */
+  renew(leases: { account: string; fence: number }[]): Promise<Set<string>>;
+  release(account: string, fence: number): Promise<boolean>;
+  /** Leaves at a clean stop, after every account was released. */
+  leave(): Promise<void>;
+}
+
+export interface AccountLeaseManagerOptions {
+  port: AccountLeasePort;
+  instanceId: string;
+  leaseMs: number;
+  clock: Clock;
+  logger: Logger;
+  /** The accounts to share (the config's, as reloaded). */
+  accounts(): readonly string[];
+  /** Stops claiming for `account` (already true: it no longer counts as held) and awaits its make_call requests in flight. */
+  handover(account: string): Promise<void>;
+  /** Accounts given up per round to an instance holding too few (default 1). */
+  maxReleasesPerRound?: number;
+}
+
+export interface AccountLeaseManager {
+  /** What this instance holds now: the engine's one input about accounts. */
+  held: HeldAccounts;
+  start(): void;
+  /** Resolves once the round under way and the handovers begun are over (tests drive time with it). */
+  settled(): Promise<void>;
+  /** Stops; hands every account over (each awaited as a handover) and leaves, so the others take them at once. */
+  stop(): Promise<void>;
+}
+
+/** The earliest a round comes after the previous one. */
+const MIN_ROUND_MS = 25;
+/** A round meant for an expiry comes this long after it, so the database sees it expired. */
+const EXPIRY_SLACK_MS = 10;
+
+export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): AccountLeaseManager {
+  const { port, leaseMs, clock, instanceId: me } = opts;
+  const log = opts.logger.child({ component: 'account-leases' });
+  const everyMs = Math.max(50, Math.floor(leaseMs / 3));
+  const margin = leaseMargin(leaseMs);
+  const held = createHeldAccounts(clock, (account, reason) => log.warn({ account, reason }, 'account lost: no longer dialing it'));
+  const handovers = new Set<Promise<void>>();
+  let stopped = false;
+  let cancel: (() => void) | null = null;
+  let round: Promise<void> = Promise.resolve();
+
+  function lose(account: string, reason: string): void {
+    held.lost(account, reason);
+  }
+
+  /** Renews every lease held; one not renewed is lost. */
+  async function renewAll(asked: number): Promise<void> {
+    const entries = [...held.entries()];
+    for (const [account, entry] of entries) {
+      if (asked >= entry.deadline) lose(account, 'the lease ran out before it could be renewed');
+    }
+    const mine = [...held.entries()].map(([account, e]) => ({ account, fence: e.fence }));
+    if (mine.length === 0) return;
+    const renewed = await port.renew(mine);
+    for (const { account } of mine) {
+      if (renewed.has(account)) held.extend(account, asked + leaseMs - margin);
+      else lose(account, 'another instance holds the lease');
+    }
+  }
+
+  function handOver(account: string): void {
+    const entry = held.beginRelease(account);
+    if (!entry) return;
+    log.info({ account }, 'handing the account over');
+    const task = finishHandover(account, entry).finally(() => handovers.delete(task));
+    handovers.add(task);
+  }
+
+  async function finishHandover(account: string, entry: HeldEntry): Promise<void> {
+    try {
+      await opts.handover(account);
+    } catch (err) {
+      log.warn({ account, err: errText(err) }, 'handover: the make_call requests could not all be awaited');
+    }
+    // Lost meanwhile (expired, refused): nothing of ours to release.
+    if (!held.drop(account, 'released', entry)) return;
+    try {
+      await port.release(account, entry.fence);
+    } catch (err) {
+      log.warn({ account, err: errText(err) }, 'handover: could not release the lease; it is taken when it expires');
+    }
+  }
+
+  /** One round; returns in how many ms the next one is due. */
+  async function once(): Promise<number> {
+    const asked = clock.now();
+    try {
+      await port.beat();
+      await renewAll(asked);
+      if (stopped) return everyMs;
+      const view = await port.read();
+      const holders = new Map(view.leases.filter((l) => l.live && l.holder !== null).map((l) => [l.account, l.holder!]));
+      const plan = balanceAccounts({
+        me,
+        accounts: opts.accounts(),
+        instances: view.instances.map((i) => i.id),
+        holders,
+        maxReleasesPerRound: opts.maxReleasesPerRound,
+      });
+      // One handover at a time: the balancer counts an account being handed over as still held.
+      if (handovers.size === 0) plan.release.forEach(handOver);
+      let won = 0;
+      for (const account of plan.acquire) {
+        if (stopped || won >= plan.room) break;
+        const fence = await port.acquire(account);
+        if (fence === null) continue; // another instance was first
+        won++;
+        held.take(account, fence, asked + leaseMs - margin);
+        log.info({ account, fence }, 'account taken: dialing it');
+      }
+      return nextRoundIn(view);
+    } catch (err) {
+      // The database did not answer: held accounts are dialed until their local deadline (a
+      // claim would fail anyway), then dropped; the next round tries again.
+      log.warn({ err: errText(err) }, 'account leases: the database did not answer');
+      const now = clock.now();
+      for (const [account, entry] of [...held.entries()]) {
+        if (now >= entry.deadline) lose(account, 'the database did not answer within the lease');
+      }
+      return everyMs;
+    }
+  }
+
+  /** Early when another instance's lease or row runs out before the regular round. */
+  function nextRoundIn(view: Awaited<ReturnType<AccountLeasePort['read']>>): number {
+    let next = everyMs;
+    for (const l of view.leases) {
+      if (l.live && l.holder !== me) next = Math.min(next, l.remainingMs + EXPIRY_SLACK_MS);
+    }
+    for (const i of view.instances) {
+      if (i.id !== me) next = Math.min(next, i.remainingMs + EXPIRY_SLACK_MS);
+    }
+    return Math.max(MIN_ROUND_MS, next);
+  }
+
+  function schedule(inMs: number): void {
+    if (stopped) return;
+    cancel = clock.setTimer(inMs, () => {
+      round = once().then(schedule);
+    });
+  }
+
+  return {
+    held,
+    start() {
+      round = once().then(schedule);
+    },
+    async settled() {
+      await round;
+      await Promise.all([...handovers]);
+    },
+    async stop() {
+      stopped = true;
+      cancel?.();
+      await round;
+      for (const account of held.entries().keys()) handOver(account);
+      await Promise.all([...handovers]);
+      try {
+        await port.leave();
+      } catch (err) {
+        log.warn({ err: errText(err) }, 'account leases: could not leave; the others rebalance when this row expires');
+      }
+    },
+  };
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
