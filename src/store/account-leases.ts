@@ -41,7 +41,7 @@ export interface LeaseInstance {
 export type LeaseAt = number | undefined;
 
 function nowMs(db: Kysely<Database>, at: LeaseAt): RawBuilder<number> {
-  if (at !== undefined) return sql<number>`${Math.floor(at)}`;
+  if (at !== undefined) return sql<number>`cast(${Math.floor(at)} as bigint)`;
   return isPostgres(db)
     ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
     : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
