@@ -27,7 +27,11 @@ export interface BalanceInput {
   instances: readonly string[];
   /** Who holds each account under an unexpired lease (an expired or released one is absent). */
   holders: ReadonlyMap<string, string>;
-  /** At most this many accounts given up by one instance per round to a short one (default 1). */
+  /**
+   * At most this many accounts given up by one instance per round (default: a third of the
+   * fair share, at least one: a cold start where the first instance took everything settles
+   * in a few rounds however many accounts there are).
+   */
   maxReleasesPerRound?: number;
 }
 
@@ -63,7 +67,6 @@ function byPreference(accounts: Iterable<string>, instance: string, order: 'most
 
 export function balanceAccounts(input: BalanceInput): BalancePlan {
   const { me } = input;
-  const maxReleases = Math.max(1, input.maxReleasesPerRound ?? 1);
   const accounts = new Set(input.accounts);
   const live = [...new Set([...input.instances, me])].sort();
   const counts = new Map(live.map((i) => [i, 0]));
@@ -83,6 +86,7 @@ export function balanceAccounts(input: BalanceInput): BalancePlan {
   const short = live.filter((i) => counts.get(i)! < floor);
   const lacking = short.reduce((sum, i) => sum + floor - counts.get(i)!, 0);
   const held = mine.length;
+  const maxReleases = Math.max(1, input.maxReleasesPerRound ?? Math.ceil(floor / 3));
   const unheld = [...accounts].filter((acc) => !input.holders.has(acc));
 
   let giveUp = 0;

@@ -48,7 +48,7 @@ export interface AccountLeaseManagerOptions {
   accounts(): readonly string[];
   /** Stops claiming for `account` (already true: it no longer counts as held) and awaits its make_call requests in flight. */
   handover(account: string): Promise<void>;
-  /** Accounts given up per round to an instance holding too few (default 1). */
+  /** Accounts given up per round at most (default: the balancer's, a third of the fair share). */
   maxReleasesPerRound?: number;
 }
 
@@ -136,7 +136,7 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
         holders,
         maxReleasesPerRound: opts.maxReleasesPerRound,
       });
-      // One handover at a time: the balancer counts an account being handed over as still held.
+      // No new handovers while some are under way: the balancer counts an account being handed over as still held.
       if (handovers.size === 0) plan.release.forEach(handOver);
       let won = 0;
       for (const account of plan.acquire) {

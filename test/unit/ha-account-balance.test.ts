@@ -131,6 +131,15 @@ describe('the account balancer', () => {
     expectSpread(accounts, ['inst-1', 'inst-2', 'inst-3'], holders);
   });
 
+  it('settles a cold start of 200 accounts in a few rounds: the first instance took them all, two more join', () => {
+    const accounts = names(200, 'acct-');
+    const holders = new Map(accounts.map((a) => [a, 'inst-1']));
+    const all = ['inst-1', 'inst-2', 'inst-3'];
+    // 133 to give up, 22 a round (a third of the fair share of 66): seven rounds, and one that finds nothing to do.
+    expect(settle(accounts, all, holders)).toBeLessThanOrEqual(8 + 1);
+    expectSpread(accounts, all, holders);
+  });
+
   it('releases an account no longer configured, and leaves accounts held by an instance whose row expired to their lease', () => {
     const plan = balanceAccounts({ me: 'a', accounts: ['x'], instances: ['a', 'b'], holders: new Map([['gone', 'a'], ['x', 'ghost']]) });
     expect(plan.release).toEqual(['gone']);

@@ -1,0 +1,238 @@
+// Several lease managers in one process, as several instances, each on its own connection to a
+// real PostgreSQL, on one injected clock (the PostgreSQL project only: test/suites/files.ts).
+// Time is a ManualClock moved in steps of STEP_MS; after each step every running manager's
+// round is awaited, then the rules are checked: never two instances holding one account, a
+// dead or frozen instance's accounts taken over within lease_seconds + 5, a joiner given
+// accounts within two lease periods, the spread within ⌈accounts / instances⌉ once settled,
+// and the claims of an instance that lost an account refused by the database.
+//
+// The leases are judged by the injected clock (the port's `at`); it starts in 2030 so that the
+// fencing trigger, which reads the database's own clock for expiry, judges claims by their
+// fence alone here (expiry by the database's clock: postgres-account-leases.test.ts).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAccountLeaseManager, type AccountLeaseManager, type AccountLeasePort } from '../../src/ha/account-lease-manager.js';
+import { storeAccountLeasePort } from '../../src/ha/account-lease-port.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { claimAttempts } from '../../src/store/attempts.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { FENCED_SQLSTATE, fencedAccount } from '../../src/store/fencing.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { ManualClock } from '../../src/time/clock.js';
+import { createTestDatabase } from '../helpers/test-store.js';
+import { campaignConfig, insertCampaign, insertLeads } from './status-fixture.js';
+
+const LEASE_MS = 10_000;
+const STEP_MS = 100;
+const ACCOUNTS = Array.from({ length: 8 }, (_, i) => `acct-${i + 1}`);
+
+interface Instance {
+  id: string;
+  store: DatabaseHandle;
+  manager: AccountLeaseManager;
+  /** dead: every database call fails (the process is gone, its connection refused); frozen: calls wait for the thaw. */
+  fault: 'none' | 'dead' | 'frozen';
+  /** Resolved by thaw(): what a frozen instance's database calls wait for. */
+  thawed: Promise<void>;
+  thaw: () => void;
+  handovers: string[];
+}
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let clock: ManualClock;
+let instances: Instance[];
+/** For each account, the instant it was last held by someone (the longest gap is checked). */
+let lastHeldAt: Map<string, number>;
+let longestGap: number;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  clock = new ManualClock(Date.UTC(2030, 0, 1));
+  instances = [];
+  lastHeldAt = new Map();
+  longestGap = 0;
+  const first = openPostgres(database.url);
+  await migrateToLatest(first.db, { clock: { now: () => 0 } });
+  await first.close();
+});
+
+afterEach(async () => {
+  for (const inst of instances) inst.thaw();
+  await Promise.all(instances.filter((i) => i.fault === 'none').map((i) => i.manager.stop()));
+  await Promise.all(instances.map((i) => i.store.close()));
+  await database.drop();
+});
+
+/** A port that fails (dead) or waits (frozen) as its instance's fault says. */
+function faulty(inst: () => Instance, port: AccountLeasePort): AccountLeasePort {
+  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const i = inst();
+      if (i.fault === 'dead') throw new Error('connect ECONNREFUSED');
+      if (i.fault === 'frozen') await i.thawed;
+      return fn(...args);
+    };
+  return {
+    beat: guard(port.beat),
+    read: guard(port.read),
+    acquire: guard(port.acquire),
+    renew: guard(port.renew),
+    release: guard(port.release),
+    leave: guard(port.leave),
+  };
+}
+
+function startInstance(id: string): Instance {
+  const store = openPostgres(database.url);
+  let thaw = (): void => undefined;
+  const thawed = new Promise<void>((resolve) => (thaw = resolve));
+  const inst: Instance = { id, store, manager: null as unknown as AccountLeaseManager, fault: 'none', thawed, thaw, handovers: [] };
+  const port = faulty(() => inst, storeAccountLeasePort(store.db, { instanceId: id, leaseMs: LEASE_MS, at: () => clock.now() }));
+  inst.manager = createAccountLeaseManager({
+    port,
+    instanceId: id,
+    leaseMs: LEASE_MS,
+    clock,
+    logger: silentLogger(),
+    accounts: () => ACCOUNTS,
+    handover: async (account) => {
+      // The engine would await the account's make_call requests here: nobody else may hold it yet.
+      expect(holdersOf(account)).toEqual([]);
+      inst.handovers.push(account);
+    },
+  });
+  // At the instant an instance takes an account, no other may hold it.
+  inst.manager.held.onChange((change) => {
+    if (process.env.DEBUG_LEASES) console.log(clock.now() - Date.UTC(2030, 0, 1), id, change.kind, change.account, change.fence);
+    if (change.kind === 'taken') expect(holdersOf(change.account)).toEqual([id]);
+  });
+  instances.push(inst);
+  inst.manager.start();
+  return inst;
+}
+
+/** The instances that believe they hold `account` now. */
+function holdersOf(account: string): string[] {
+  return instances.filter((i) => i.manager.held.holds(account)).map((i) => i.id);
+}
+
+function counts(): Map<string, number> {
+  return new Map(instances.map((i) => [i.id, i.manager.held.list().length]));
+}
+
+/** Moves time by `ms` in steps, awaiting each running manager's round, checking the rules after each step. */
+async function run(ms: number, until?: () => boolean): Promise<number> {
+  const start = clock.now();
+  for (let t = 0; t < ms; t += STEP_MS) {
+    await clock.advance(STEP_MS);
+    await Promise.all(instances.filter((i) => i.fault === 'none').map((i) => i.manager.settled()));
+    for (const account of ACCOUNTS) {
+      const holders = holdersOf(account);
+      expect(holders.length, `${account} held by ${holders.join(', ')}`).toBeLessThanOrEqual(1);
+      if (holders.length === 1) lastHeldAt.set(account, clock.now());
+      else if (lastHeldAt.has(account)) longestGap = Math.max(longestGap, clock.now() - lastHeldAt.get(account)!);
+    }
+    if (until?.()) return clock.now() - start;
+  }
+  return clock.now() - start;
+}
+
+const allHeld = () => ACCOUNTS.every((a) => holdersOf(a).length === 1);
+
+function expectSpread(live: Instance[]): void {
+  const bound = Math.ceil(ACCOUNTS.length / live.length) + 1;
+  for (const inst of live) expect(inst.manager.held.list().length, inst.id).toBeLessThanOrEqual(bound);
+  expect(allHeld()).toBe(true);
+}
+
+describe('account lease managers on PostgreSQL', () => {
+  it('spread eight accounts over three instances at once and keep them there', async () => {
+    const three = ['a', 'b', 'c'].map(startInstance);
+    // The first to start takes them all, then hands the others their share.
+    expect(await run(LEASE_MS, allHeld)).toBeLessThanOrEqual(STEP_MS);
+    await run(3 * LEASE_MS);
+    expectSpread(three);
+    expect([...counts().values()].sort()).toEqual([2, 3, 3]);
+    // Settled: nothing moves during five more lease periods.
+    const moves = three.flatMap((i) => i.handovers).length;
+    await run(5 * LEASE_MS);
+    expect(three.flatMap((i) => i.handovers).length).toBe(moves);
+    expect(longestGap).toBeLessThanOrEqual(LEASE_MS / 3 + STEP_MS);
+  });
+
+  it("take a dead instance's accounts over within lease_seconds + 5 and spread them within the bound", async () => {
+    const [a, b, c] = ['a', 'b', 'c'].map(startInstance) as [Instance, Instance, Instance];
+    await run(2 * LEASE_MS);
+    const orphaned = b.manager.held.list().map((h) => h.account);
+    expect(orphaned.length).toBeGreaterThan(0);
+    b.fault = 'dead';
+    const took = await run(LEASE_MS + 5_000, () => orphaned.every((acc) => holdersOf(acc).some((h) => h === 'a' || h === 'c')));
+    expect(took).toBeLessThanOrEqual(LEASE_MS + 5_000);
+    // Within the lease (plus one step of this driver), not a third of a lease later.
+    expect(took).toBeLessThanOrEqual(LEASE_MS + 2 * STEP_MS);
+    expect(b.manager.held.list()).toEqual([]);
+    await run(2 * LEASE_MS);
+    expectSpread([a, c]);
+    expect(longestGap).toBeLessThanOrEqual(LEASE_MS + 5_000);
+  });
+
+  it('give a joining instance accounts within two lease periods, by handovers, and settle within the bound', async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    expect([...counts().values()]).toEqual([4, 4]);
+    a.handovers.length = 0;
+    b.handovers.length = 0;
+    lastHeldAt.clear();
+    const c = startInstance('c');
+    const took = await run(2 * LEASE_MS, () => c.manager.held.list().length > 0);
+    expect(took).toBeLessThanOrEqual(2 * LEASE_MS);
+    await run(3 * LEASE_MS);
+    expectSpread([a, b, c]);
+    expect(c.manager.held.list().length).toBeGreaterThanOrEqual(2);
+    // Every move was a handover, and no account waited longer than a takeover for its new holder.
+    expect(a.handovers.length + b.handovers.length).toBe(c.manager.held.list().length);
+    expect(longestGap).toBeLessThanOrEqual(LEASE_MS + 5_000);
+  });
+
+  it("stop the accounts of a frozen instance at its local deadline, refuse its stale fence in the database when it wakes, and take it back in", async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    const [stale] = b.manager.held.list();
+    expect(stale).toBeDefined();
+    // A claim prepared under b's fence before the freeze.
+    const campaignId = await insertCampaign(b.store.db, campaignConfig('c'));
+    const [leadId] = await insertLeads(b.store.db, campaignId, 'pending', 1);
+    const lead = await b.store.db.selectFrom('leads').select(['id', 'phone_number']).where('id', '=', leadId!).executeTakeFirstOrThrow();
+    const claim = { campaignId, leadId: lead.id, contactPosition: 0, phoneNumber: lead.phone_number, assistantId: 1, owner: 'b', now: 1, accountFence: { account: stale!.account, fence: stale!.fence } };
+
+    b.fault = 'frozen';
+    const took = await run(LEASE_MS + 5_000, () => holdersOf(stale!.account).includes('a'));
+    expect(took).toBeLessThanOrEqual(LEASE_MS + 5_000);
+    // b's own view: held no more (its local deadline passed), though it could not ask anyone.
+    expect(b.manager.held.holds(stale!.account)).toBe(false);
+    expect(b.manager.held.list()).toEqual([]);
+    // b wakes and its claim under the old fence reaches the database: refused, naming the account.
+    const refused = await claimAttempts(b.store.db, [claim]).catch((err: unknown) => err);
+    expect((refused as { code?: string }).code).toBe(FENCED_SQLSTATE);
+    expect(fencedAccount(refused)).toBe(stale!.account);
+    b.fault = 'none';
+    b.thaw();
+    // Its renewals now fail (the fences moved on); it rejoins and is given its share again.
+    await run(3 * LEASE_MS);
+    expectSpread([a, b]);
+    expect(b.manager.held.list().length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('hand every account over at a clean stop, so the others take them at once rather than at expiry', async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    const held = b.manager.held.list().map((h) => h.account);
+    await b.manager.stop();
+    b.fault = 'dead'; // stopped: not awaited any more
+    expect(b.handovers.sort()).toEqual([...held].sort());
+    const took = await run(LEASE_MS, allHeld);
+    // At a's next round (a third of a lease), not after the lease.
+    expect(took).toBeLessThanOrEqual(LEASE_MS / 3 + STEP_MS);
+    expect(a.manager.held.list().length).toBe(ACCOUNTS.length);
+  });
+});
