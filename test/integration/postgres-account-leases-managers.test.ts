@@ -103,7 +103,6 @@ function startInstance(id: string): Instance {
   });
   // At the instant an instance takes an account, no other may hold it.
   inst.manager.held.onChange((change) => {
-    if (process.env.DEBUG_LEASES) console.log(clock.now() - Date.UTC(2030, 0, 1), id, change.kind, change.account, change.fence);
     if (change.kind === 'taken') expect(holdersOf(change.account)).toEqual([id]);
   });
   instances.push(inst);

@@ -1,0 +1,46 @@
+// The account leases on both databases (on SQLite one daemon holds every account, but the
+// table and the functions are the same): taking, renewing, handing over, judged by a given
+// instant or by the database's own clock.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireAccountLease, readAccountLeases, releaseAccountLease, renewAccountLeases } from '../../src/store/account-leases.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openTestStore } from '../helpers/test-store.js';
+
+let store: DatabaseHandle;
+
+beforeEach(async () => {
+  store = await openTestStore();
+  await migrateToLatest(store.db, { clock: { now: () => 0 } });
+});
+
+afterEach(async () => {
+  await store.close();
+});
+
+describe('account leases in the store', () => {
+  it('take, renew and hand over under a given instant', async () => {
+    const db = store.db;
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'A', leaseMs: 1_000, at: 5_000 })).toBe(1);
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 1_000, at: 5_500 })).toBeNull();
+    expect(await renewAccountLeases(db, { holder: 'A', leases: [{ account: 'acme', fence: 1 }], leaseMs: 1_000, at: 5_900 })).toEqual(new Set(['acme']));
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 1_000, at: 6_899 })).toBeNull();
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 1_000, at: 6_900 })).toBe(2);
+    expect(await releaseAccountLease(db, { account: 'acme', holder: 'A', fence: 1 })).toBe(false);
+    expect(await releaseAccountLease(db, { account: 'acme', holder: 'B', fence: 2 })).toBe(true);
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'A', leaseMs: 1_000, at: 6_901 })).toBe(3);
+    expect(await readAccountLeases(db, 7_000)).toEqual([{ account: 'acme', holder: 'A', fence: 3, expires_at: 7_901, taken_at: 6_901, live: true, remaining_ms: 901 }]);
+  });
+
+  it("judge expiry by the database's own clock when no instant is given", async () => {
+    const db = store.db;
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'A', leaseMs: 60_000 })).toBe(1);
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 60_000 })).toBeNull();
+    const [row] = await readAccountLeases(db);
+    expect(row).toMatchObject({ holder: 'A', live: true });
+    expect(row!.remaining_ms).toBeGreaterThan(50_000);
+    expect(row!.remaining_ms).toBeLessThanOrEqual(60_000);
+    // Its expiry is in epoch ms (not seconds, not days): within a day of the test's own clock.
+    expect(Math.abs(row!.expires_at - 60_000 - Date.now())).toBeLessThan(86_400_000);
+  });
+});
