@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { Database } from '../store/types.js';
-import { dialingAttempts, markUnknown } from '../store/attempts.js';
+import { dialingAttempts, dialingAttemptsOfAccount, markUnknown } from '../store/attempts.js';
 import { requeueOrphanedCallingLeads } from '../store/due-leads.js';
 
 /**
@@ -12,11 +12,22 @@ import { requeueOrphanedCallingLeads } from '../store/due-leads.js';
  */
 export async function recoverUnfinishedAttempts(
   db: Kysely<Database>,
-  opts: { now: number; settleMs: number; owner: string; logger: Logger },
+  opts: {
+    now: number;
+    settleMs: number;
+    owner: string;
+    logger: Logger;
+    /**
+     * Several active instances: only what the previous holders of this account left, at its
+     * taking under `fence` (the other accounts' calls in flight belong to live instances).
+     */
+    account?: { name: string; fence: number };
+  },
 ): Promise<number> {
-  const stale = await dialingAttempts(db);
+  const stale = opts.account ? await dialingAttemptsOfAccount(db, opts.account.name, opts.account.fence) : await dialingAttempts(db);
+  const detail = opts.account ? `left unfinished by the previous holder of account ${opts.account.name}` : 'found unfinished at start-up';
   for (const a of stale) {
-    await markUnknown(db, a.id, { detail: 'found unfinished at start-up', settleDeadline: opts.now + opts.settleMs, owner: opts.owner });
+    await markUnknown(db, a.id, { detail, settleDeadline: opts.now + opts.settleMs, owner: opts.owner });
     await recordEvent(db, { at: opts.now, campaignId: a.campaign_id, leadId: a.lead_id, attemptId: a.id, kind: 'recovered-unknown' });
   }
   if (stale.length > 0) opts.logger.warn({ count: stale.length }, 'attempts found unfinished after a stop; following them as unknown');

@@ -26,8 +26,8 @@ export interface HeldAccounts {
   holds(account: string): boolean;
   /** The fence claims for `account` carry, while it is held (being handed over: null). */
   fence(account: string): number | null;
-  /** The accounts held now (not being handed over), with their fence. */
-  list(): { account: string; fence: number }[];
+  /** The accounts held now (not being handed over), with their fence (null: one daemon holds every account, unfenced). */
+  list(): { account: string; fence: number | null }[];
   /** Calls `fn` at every change; returns how to stop. */
   onChange(fn: (change: AccountChange) => void): () => void;
   /** The database refused a claim for `account` under its fence: stop dialing it now. */
@@ -102,4 +102,18 @@ export function createHeldAccounts(clock: Clock, onLost: (account: string, reaso
     },
   };
   return book;
+}
+
+/**
+ * One daemon holding every account (SQLite, or PostgreSQL without several active
+ * instances): always held, and no account fence (claims are judged as before).
+ */
+export function everyAccountHeld(accounts: () => readonly string[]): HeldAccounts {
+  return {
+    holds: () => true,
+    fence: () => null,
+    list: () => accounts().map((account) => ({ account, fence: null })),
+    onChange: () => () => undefined,
+    lost: () => undefined,
+  };
 }

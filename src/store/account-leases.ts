@@ -162,3 +162,36 @@ export async function liveLeaseInstances(db: Kysely<Database>, at?: LeaseAt): Pr
 export async function leaveLeaseInstances(db: Kysely<Database>, instance: string): Promise<void> {
   await db.deleteFrom('lease_instances').where('instance_id', '=', instance).execute();
 }
+
+/** Who dials each account now, for `status` (`accounts[].instance`, `pid`, `hostname`, `lease_expires_at`). */
+export interface AccountHolding {
+  account: string;
+  /** The holder's instance id; null when nobody holds an unexpired lease (between a death and its takeover). */
+  instance: string | null;
+  /** From the holder's `daemons` row; null when it has none (or nobody holds the account). */
+  pid: number | null;
+  hostname: string | null;
+  /** Epoch ms by the database's clock; null when nobody holds it. */
+  lease_expires_at: number | null;
+}
+
+/** Every leased account with its live holder, joined to the holder's daemon row. */
+export async function accountHoldings(db: Kysely<Database>, at?: LeaseAt): Promise<AccountHolding[]> {
+  const now = nowMs(db, at);
+  const rows = await db
+    .selectFrom('account_leases as l')
+    .leftJoin('daemons as d', (join) => join.onRef('d.instance_id', '=', 'l.holder').on(sql<boolean>`l.expires_at > ${now}`))
+    .select(['l.account', 'l.holder', 'l.expires_at', 'd.pid', 'd.hostname', sql<number>`l.expires_at - ${now}`.as('remaining_ms')])
+    .orderBy('l.account')
+    .execute();
+  return rows.map((r) => {
+    const live = r.holder !== null && Number(r.remaining_ms) > 0;
+    return {
+      account: r.account,
+      instance: live ? r.holder : null,
+      pid: live && r.pid !== null ? Number(r.pid) : null,
+      hostname: live ? (r.hostname ?? null) : null,
+      lease_expires_at: live ? Number(r.expires_at) : null,
+    };
+  });
+}

@@ -253,6 +253,21 @@ export async function dialingAttempts(db: Db): Promise<Pick<AttemptRow, 'id' | '
     .execute();
 }
 
+/**
+ * Attempts still `dialing` that were claimed for `account` under a fence older than `fence`
+ * (several active instances): left by the account's previous holder, for the taker to follow.
+ */
+export async function dialingAttemptsOfAccount(db: Db, account: string, fence: number): Promise<Pick<AttemptRow, 'id' | 'campaign_id' | 'lead_id'>[]> {
+  return db
+    .selectFrom('attempts')
+    .select(['id', 'campaign_id', 'lead_id'])
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .where('state', '=', 'dialing')
+    .where('fence_account', '=', account)
+    .where('fence_token', '<', fence)
+    .execute();
+}
+
 /** Whether any attempt is `unknown` (the call list is then read more often: it alone can settle one). */
 export async function anyUnknownAttempt(db: Db): Promise<boolean> {
   const row = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();

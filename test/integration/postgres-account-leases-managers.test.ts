@@ -202,7 +202,7 @@ describe('account lease managers on PostgreSQL', () => {
     const campaignId = await insertCampaign(b.store.db, campaignConfig('c'));
     const [leadId] = await insertLeads(b.store.db, campaignId, 'pending', 1);
     const lead = await b.store.db.selectFrom('leads').select(['id', 'phone_number']).where('id', '=', leadId!).executeTakeFirstOrThrow();
-    const claim = { campaignId, leadId: lead.id, contactPosition: 0, phoneNumber: lead.phone_number, assistantId: 1, owner: 'b', now: 1, accountFence: { account: stale!.account, fence: stale!.fence } };
+    const claim = { campaignId, leadId: lead.id, contactPosition: 0, phoneNumber: lead.phone_number, assistantId: 1, owner: 'b', now: 1, accountFence: { account: stale!.account, fence: stale!.fence! } };
 
     b.fault = 'frozen';
     const took = await run(LEASE_MS + 5_000, () => holdersOf(stale!.account).includes('a'));

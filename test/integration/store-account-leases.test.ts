@@ -2,10 +2,11 @@
 // table and the functions are the same): taking, renewing, handing over, judged by a given
 // instant or by the database's own clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireAccountLease, readAccountLeases, releaseAccountLease, renewAccountLeases } from '../../src/store/account-leases.js';
+import { accountHoldings, acquireAccountLease, readAccountLeases, releaseAccountLease, renewAccountLeases } from '../../src/store/account-leases.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openTestStore } from '../helpers/test-store.js';
+import { upsertDaemon } from './status-fixture.js';
 
 let store: DatabaseHandle;
 
@@ -42,5 +43,21 @@ describe('account leases in the store', () => {
     expect(row!.remaining_ms).toBeLessThanOrEqual(60_000);
     // Its expiry is in epoch ms (not seconds, not days): within a day of the test's own clock.
     expect(Math.abs(row!.expires_at - 60_000 - Date.now())).toBeLessThan(86_400_000);
+  });
+
+  it('say for status who dials each account: instance, pid, hostname and expiry, or nobody between a death and its takeover', async () => {
+    const db = store.db;
+    await upsertDaemon(db, { instance: 'inst-a', pid: 101, hostname: 'host-a', heartbeatAt: 1 });
+    await acquireAccountLease(db, { account: 'acme', holder: 'inst-a', leaseMs: 1_000, at: 5_000 });
+    await acquireAccountLease(db, { account: 'globex', holder: 'inst-b', leaseMs: 500, at: 5_000 });
+    await acquireAccountLease(db, { account: 'initech', holder: 'inst-a', leaseMs: 1_000, at: 5_000 });
+    await releaseAccountLease(db, { account: 'initech', holder: 'inst-a', fence: 1 });
+    expect(await accountHoldings(db, 5_400)).toEqual([
+      { account: 'acme', instance: 'inst-a', pid: 101, hostname: 'host-a', lease_expires_at: 6_000 },
+      // inst-b has no daemons row (it never wrote one, or it was pruned): the lease still says who.
+      { account: 'globex', instance: 'inst-b', pid: null, hostname: null, lease_expires_at: 5_500 },
+      { account: 'initech', instance: null, pid: null, hostname: null, lease_expires_at: null },
+    ]);
+    expect((await accountHoldings(db, 5_600)).map((h) => h.instance)).toEqual(['inst-a', null, null]);
   });
 });
