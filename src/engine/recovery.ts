@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import { recordEvent } from '../store/events.js';
 import type { Database } from '../store/types.js';
-import { dialingAttempts, dialingAttemptsOfAccount, markUnknown } from '../store/attempts.js';
+import { dialingAttempts, markUnknown } from '../store/attempts.js';
 import { requeueOrphanedCallingLeads } from '../store/due-leads.js';
 
 /**
@@ -24,7 +24,7 @@ export async function recoverUnfinishedAttempts(
     account?: { name: string; fence: number };
   },
 ): Promise<number> {
-  const stale = opts.account ? await dialingAttemptsOfAccount(db, opts.account.name, opts.account.fence) : await dialingAttempts(db);
+  const stale = await dialingAttempts(db, opts.account && { account: opts.account.name, olderThan: opts.account.fence });
   const detail = opts.account ? `left unfinished by the previous holder of account ${opts.account.name}` : 'found unfinished at start-up';
   for (const a of stale) {
     await markUnknown(db, a.id, { detail, settleDeadline: opts.now + opts.settleMs, owner: opts.owner });

@@ -244,28 +244,11 @@ export async function markUnknown(db: Db, id: number, mark: { detail: string; se
  * attempts (the literal list), not a scan of every attempt ever made (at 1M attempts the
  * scan alone filled the page cache at each start).
  */
-export async function dialingAttempts(db: Db): Promise<Pick<AttemptRow, 'id' | 'campaign_id' | 'lead_id'>[]> {
-  return db
-    .selectFrom('attempts')
-    .select(['id', 'campaign_id', 'lead_id'])
-    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .where('state', '=', 'dialing')
-    .execute();
-}
-
-/**
- * Attempts still `dialing` that were claimed for `account` under a fence older than `fence`
- * (several active instances): left by the account's previous holder, for the taker to follow.
- */
-export async function dialingAttemptsOfAccount(db: Db, account: string, fence: number): Promise<Pick<AttemptRow, 'id' | 'campaign_id' | 'lead_id'>[]> {
-  return db
-    .selectFrom('attempts')
-    .select(['id', 'campaign_id', 'lead_id'])
-    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .where('state', '=', 'dialing')
-    .where('fence_account', '=', account)
-    .where('fence_token', '<', fence)
-    .execute();
+export async function dialingAttempts(db: Db, ofAccount?: { account: string; olderThan: number }): Promise<Pick<AttemptRow, 'id' | 'campaign_id' | 'lead_id'>[]> {
+  let query = db.selectFrom('attempts').select(['id', 'campaign_id', 'lead_id']).where('state', 'in', LIVE_ATTEMPT_STATES_SQL).where('state', '=', 'dialing');
+  // Several active instances: only those claimed for the account under an older fence (left by its previous holders).
+  if (ofAccount) query = query.where('fence_account', '=', ofAccount.account).where('fence_token', '<', ofAccount.olderThan);
+  return query.execute();
 }
 
 /** Whether any attempt is `unknown` (the call list is then read more often: it alone can settle one). */
