@@ -48,6 +48,13 @@ export interface AccountLeaseManagerOptions {
   accounts(): readonly string[];
   /** Stops claiming for `account` (already true: it no longer counts as held) and awaits its make_call requests in flight. */
   handover(account: string): Promise<void>;
+  /**
+   * How long a handover awaits `handover` before releasing anyway (default: half a lease, so
+   * that with the taker's next round, a third of a lease, an account is never undialed for
+   * longer than a takeover). A request still out then stays `dialing`, and the taker follows
+   * it as unknown.
+   */
+  handoverGraceMs?: number;
   /** Accounts given up per round at most (default: the balancer's, a third of the fair share). */
   maxReleasesPerRound?: number;
 }
@@ -56,7 +63,7 @@ export interface AccountLeaseManager {
   /** What this instance holds now: the engine's one input about accounts. */
   held: HeldAccounts;
   start(): void;
-  /** Resolves once the round under way and the handovers begun are over (tests drive time with it). */
+  /** Resolves once the round under way is over (tests drive time with it; handovers run beside rounds). */
   settled(): Promise<void>;
   /** Stops; hands every account over (each awaited as a handover) and leaves, so the others take them at once. */
   stop(): Promise<void>;
@@ -72,6 +79,7 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
   const log = opts.logger.child({ component: 'account-leases' });
   const everyMs = Math.max(50, Math.floor(leaseMs / 3));
   const margin = leaseMargin(leaseMs);
+  const handoverGraceMs = opts.handoverGraceMs ?? Math.floor(leaseMs / 2);
   const held = createHeldAccounts(clock, (account, reason) => log.warn({ account, reason }, 'account lost: no longer dialing it'));
   const handovers = new Set<Promise<void>>();
   let stopped = false;
@@ -106,10 +114,14 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
   }
 
   async function finishHandover(account: string, entry: HeldEntry): Promise<void> {
+    const grace = new AbortController();
     try {
-      await opts.handover(account);
+      const late = await Promise.race([opts.handover(account).then(() => false), clock.sleep(handoverGraceMs, grace.signal).then(() => true)]);
+      if (late) log.warn({ account }, 'handover: make_call requests still in flight after the grace; the taker follows them as unknown');
     } catch (err) {
       log.warn({ account, err: errText(err) }, 'handover: the make_call requests could not all be awaited');
+    } finally {
+      grace.abort();
     }
     // Lost meanwhile (expired, refused): nothing of ours to release.
     if (!held.drop(account, 'released', entry)) return;
@@ -184,10 +196,7 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
     start() {
       round = once().then(schedule);
     },
-    async settled() {
-      await round;
-      await Promise.all([...handovers]);
-    },
+    settled: () => round,
     async stop() {
       stopped = true;
       cancel?.();

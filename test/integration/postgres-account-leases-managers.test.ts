@@ -36,6 +36,8 @@ interface Instance {
   thawed: Promise<void>;
   thaw: () => void;
   handovers: string[];
+  /** The engine's wait for make_call requests never ends (a request that never answers). */
+  hangHandovers: boolean;
 }
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -86,7 +88,7 @@ function startInstance(id: string): Instance {
   const store = openPostgres(database.url);
   let thaw = (): void => undefined;
   const thawed = new Promise<void>((resolve) => (thaw = resolve));
-  const inst: Instance = { id, store, manager: null as unknown as AccountLeaseManager, fault: 'none', thawed, thaw, handovers: [] };
+  const inst: Instance = { id, store, manager: null as unknown as AccountLeaseManager, fault: 'none', thawed, thaw, handovers: [], hangHandovers: false };
   const port = faulty(() => inst, storeAccountLeasePort(store.db, { instanceId: id, leaseMs: LEASE_MS, at: () => clock.now() }));
   inst.manager = createAccountLeaseManager({
     port,
@@ -99,6 +101,7 @@ function startInstance(id: string): Instance {
       // The engine would await the account's make_call requests here: nobody else may hold it yet.
       expect(holdersOf(account)).toEqual([]);
       inst.handovers.push(account);
+      if (inst.hangHandovers) await new Promise(() => undefined);
     },
   });
   // At the instant an instance takes an account, no other may hold it.
@@ -191,6 +194,22 @@ describe('account lease managers on PostgreSQL', () => {
     // Every move was a handover, and no account waited longer than a takeover for its new holder.
     expect(a.handovers.length + b.handovers.length).toBe(c.manager.held.list().length);
     expect(longestGap).toBeLessThanOrEqual(LEASE_MS + 5_000);
+  });
+
+  it('release an account after the handover grace when a make_call request never answers, so the joiner still gets it in time', async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    a.hangHandovers = true;
+    b.hangHandovers = true;
+    lastHeldAt.clear();
+    const c = startInstance('c');
+    const took = await run(2 * LEASE_MS, () => c.manager.held.list().length >= 2);
+    expect(took).toBeLessThanOrEqual(2 * LEASE_MS);
+    // Half a lease of grace, then the taker's next round: less than a takeover.
+    expect(longestGap).toBeLessThanOrEqual(LEASE_MS / 2 + LEASE_MS / 3 + 2 * STEP_MS);
+    // Their requests never answer: not stopped cleanly (a stop would wait for the grace on a clock nobody moves).
+    a.fault = 'dead';
+    b.fault = 'dead';
   });
 
   it("stop the accounts of a frozen instance at its local deadline, refuse its stale fence in the database when it wakes, and take it back in", async () => {
