@@ -24,7 +24,9 @@ import { campaignConfig, insertCampaign, insertLeads } from './status-fixture.js
 
 const LEASE_MS = 10_000;
 const STEP_MS = 100;
-const ACCOUNTS = Array.from({ length: 8 }, (_, i) => `acct-${i + 1}`);
+const ALL_ACCOUNTS = Array.from({ length: 8 }, (_, i) => `acct-${i + 1}`);
+/** The accounts of the config, as the instances read it at each round (a reload changes it). */
+let ACCOUNTS = ALL_ACCOUNTS;
 
 interface Instance {
   id: string;
@@ -50,6 +52,7 @@ let longestGap: number;
 beforeEach(async () => {
   database = await createTestDatabase();
   clock = new ManualClock(Date.UTC(2030, 0, 1));
+  ACCOUNTS = ALL_ACCOUNTS;
   instances = [];
   lastHeldAt = new Map();
   longestGap = 0;
@@ -241,10 +244,27 @@ describe('account lease managers on PostgreSQL', () => {
     expect(b.manager.held.list().length).toBeGreaterThanOrEqual(3);
   });
 
+  it('hand over the accounts a reload removed, and spread the others again', async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    const removed = ['acct-1', 'acct-2', 'acct-3'];
+    const holdersBefore = removed.map((acc) => holdersOf(acc)[0]);
+    ACCOUNTS = ALL_ACCOUNTS.filter((acc) => !removed.includes(acc));
+    await run(LEASE_MS / 3 + STEP_MS);
+    for (const [i, acc] of removed.entries()) {
+      expect(holdersOf(acc)).toEqual([]);
+      expect(instances.find((x) => x.id === holdersBefore[i])!.handovers).toContain(acc);
+    }
+    await run(2 * LEASE_MS);
+    expectSpread([a, b]);
+    for (const acc of removed) expect(holdersOf(acc)).toEqual([]);
+  });
+
   it('hand every account over at a clean stop, so the others take them at once rather than at expiry', async () => {
     const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
     await run(2 * LEASE_MS);
     const held = b.manager.held.list().map((h) => h.account);
+    b.handovers.length = 0; // the moves of the start
     await b.manager.stop();
     b.fault = 'dead'; // stopped: not awaited any more
     expect(b.handovers.sort()).toEqual([...held].sort());
