@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountHoldings, acquireAccountLease, readAccountLeases, releaseAccountLease, renewAccountLeases } from '../../src/store/account-leases.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
+import { migrations } from '../../migrations/index.js';
+import type { Kysely } from 'kysely';
 import { openTestStore } from '../helpers/test-store.js';
 import { upsertDaemon } from './status-fixture.js';
 
@@ -59,5 +61,18 @@ describe('account leases in the store', () => {
       { account: 'initech', instance: null, pid: null, hostname: null, lease_expires_at: null },
     ]);
     expect((await accountHoldings(db, 5_600)).map((h) => h.instance)).toEqual(['inst-a', null, null]);
+  });
+
+  it('0023 goes down to the schema before it and up again', async () => {
+    const db = store.db as unknown as Kysely<any>;
+    await acquireAccountLease(store.db, { account: 'acme', holder: 'A', leaseMs: 1_000, at: 5_000 });
+    await migrations['0023_account_leases']!.down(db);
+    const tables = (await db.introspection.getTables()).map((t) => t.name);
+    expect(tables).not.toContain('account_leases');
+    expect(tables).not.toContain('lease_instances');
+    const attempts = (await db.introspection.getTables()).find((t) => t.name === 'attempts')!;
+    expect(attempts.columns.map((c) => c.name)).not.toContain('fence_account');
+    await migrations['0023_account_leases']!.up(db);
+    expect(await readAccountLeases(store.db, 0)).toEqual([]);
   });
 });
