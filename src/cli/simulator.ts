@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { createLogger } from '../log/logger.js';
+import { isScenarioChoice, scenarioMix, SCENARIO_NAMES } from '../simulator/conversations.js';
 import { parseRateLimit } from '../simulator/rate-limit.js';
 import { startSimulator } from '../simulator/server.js';
 import { OUTCOME_NAMES, type OutcomeName, type SimulatorOptions } from '../simulator/types.js';
@@ -21,6 +22,9 @@ Usage: campaignd simulator [options]
                         100/min,lockout=60 also refuses a token for 60 s after each trip
   --outcomes LIST       shares of outcomes, e.g. human=0.6,voicemail=0.1,busy=0.1,no-answer=0.15,failed=0.05
   --call-duration A-B   talk time of answered calls in simulated seconds (default 30-180)
+  --conversations S     what people say when they answer: callback-en, callback-de, interested,
+                        not-interested, wrong-number, or mix (one drawn per call); default none
+  --conversation-mix L  shares of mix, e.g. callback-en=0.15,callback-de=0.1,interested=0.3,not-interested=0.3,wrong-number=0.15
   --tool-limit N        mid call tools per account (default 5)
   --leads-paginated     answer GET /api/user/leads with the pagination envelope
   --auth-redirect       answer a bad token with a 302 to a login page instead of 401
@@ -29,7 +33,7 @@ Usage: campaignd simulator [options]
 
 Test controls (loopback only, no token): GET /__sim/calls, GET /__sim/webhooks,
 GET /__sim/stats (limiter trips), POST /__sim/faults, POST /__sim/reset-faults, POST /__sim/outcomes, POST /__sim/reset-outcomes,
-POST /__sim/auth. Runs until SIGINT or SIGTERM.
+POST /__sim/extracted, POST /__sim/conversations, GET /__sim/conversations, POST /__sim/auth. Runs until SIGINT or SIGTERM.
 `;
 
 /** `campaignd simulator`: starts the simulator and keeps it up until a signal. */
@@ -47,6 +51,8 @@ export async function simulatorCommand(args: string[], io: CliIo, stop?: AbortSi
         'rate-limit': { type: 'string' },
         outcomes: { type: 'string' },
         'call-duration': { type: 'string' },
+        conversations: { type: 'string' },
+        'conversation-mix': { type: 'string' },
         'tool-limit': { type: 'string' },
         'leads-paginated': { type: 'boolean' },
         'auth-redirect': { type: 'boolean' },
@@ -79,6 +85,8 @@ export async function simulatorCommand(args: string[], io: CliIo, stop?: AbortSi
     rateLimit: values['rate-limit'] ? rateLimit(values['rate-limit']) : null,
     outcomes: values.outcomes ? parseOutcomes(values.outcomes) : undefined,
     callDurationSeconds: values['call-duration'] ? parseRange(values['call-duration']) : undefined,
+    conversations: values.conversations === undefined ? undefined : scenarioChoice(values.conversations),
+    conversationMix: values['conversation-mix'] ? parseMix(values['conversation-mix']) : undefined,
     toolLimit: number('--tool-limit', values['tool-limit'] ?? '5', (n) => Number.isInteger(n) && n >= 0),
     leadsPaginated: values['leads-paginated'] ?? false,
     badTokenAnswer: values['auth-redirect'] ? 'redirect302' : 'json401',
@@ -137,6 +145,25 @@ function parseOutcomes(text: string): Partial<Record<OutcomeName, number>> {
     out[name as OutcomeName] = number(`--outcomes ${name}`, share ?? '', (n) => n >= 0);
   }
   return out;
+}
+
+function scenarioChoice(text: string): SimulatorOptions['conversations'] {
+  if (!isScenarioChoice(text)) throw new CliError(`--conversations: unknown scenario "${text}" (use ${SCENARIO_NAMES.join(', ')} or mix)`, EXIT.usage);
+  return text;
+}
+
+function parseMix(text: string): SimulatorOptions['conversationMix'] {
+  const shares: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const [name, share] = part.split('=').map((s) => s.trim());
+    shares[name ?? ''] = number(`--conversation-mix ${name ?? ''}`, share ?? '', (n) => n >= 0);
+  }
+  try {
+    scenarioMix(shares);
+  } catch (err) {
+    throw new CliError(`--conversation-mix: ${(err as Error).message}`, EXIT.usage);
+  }
+  return shares;
 }
 
 function parseRange(text: string): { min: number; max: number } {

@@ -1,4 +1,5 @@
 import { drawPlan } from './call-plan.js';
+import { playConversation, type Conversation } from './conversations.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import type { SimState } from './state.js';
 import type { FixedOutcome, SimAssistant, SimCall, SimLead, SimUser } from './types.js';
@@ -23,6 +24,7 @@ export function placeCall(
   const nth = state.callsPerNumber.get(phoneNumber) ?? 0;
   state.callsPerNumber.set(phoneNumber, nth + 1);
   const plan = drawPlan(deps.plan, phoneNumber, nth, assistant.fields.max_duration, takeFixed(state, phoneNumber));
+  const conversation = converse(deps, phoneNumber, nth, assistant, now, plan);
   const lead = findLead(state, user.id, phoneNumber);
   const id = state.nextId('call', 480_001);
   const call: SimCall = {
@@ -50,6 +52,7 @@ export function placeCall(
     updatedAt: now,
     finishedAt: null,
     plan,
+    conversation,
     timeline: [{ status: 'initiated', at: now }],
   };
   state.calls.set(id, call);
@@ -92,7 +95,11 @@ function finish(deps: LifecycleDeps, call: SimCall, assistant: SimAssistant): vo
   call.total_cost = connected ? round(call.carrier_cost + minutes * 0.08) : 0;
   const f = assistant.fields;
   const greeting = fillVariables(f.initial_message, { ...f.variables, ...call.input_variables });
-  if (connected && plan.answeredBy === 'human') {
+  if (connected && plan.answeredBy === 'human' && call.conversation) {
+    call.transcript = [`AI: ${greeting}`, ...call.conversation.lines.map((l) => `user: ${l}`), 'AI: Thank you for your time.'].join('\n');
+    call.variables = { ...extractVariables(f.post_call_schema), ...call.conversation.variables };
+    if (f.post_call_evaluation) call.evaluation = { successful: plan.finalStatus !== 'ended_by_customer', summary: 'The customer was reached.' };
+  } else if (connected && plan.answeredBy === 'human') {
     call.transcript = `AI: ${greeting}\nuser: Hi, yes, speaking.\nAI: Thank you for your time.\nuser: Bye.`;
     call.variables = extractVariables(f.post_call_schema);
     if (f.post_call_evaluation) call.evaluation = { successful: plan.finalStatus !== 'ended_by_customer', summary: 'The customer was reached.' };
@@ -122,6 +129,18 @@ function extractVariables(schema: { name: string; type: string }[]): Record<stri
   const out: Record<string, unknown> = {};
   for (const item of schema) out[item.name] = item.type === 'number' ? 1 : item.type === 'bool' ? true : 'yes';
   return out;
+}
+
+/**
+ * The conversation of a call a person will answer, if the number or the simulator has a
+ * scenario. A drawn (not fixed) outcome takes its talk time, and so its cost, from the
+ * conversation; a test that fixed the duration keeps it.
+ */
+function converse(deps: LifecycleDeps, phoneNumber: string, nth: number, assistant: SimAssistant, now: number, plan: SimCall['plan']): Conversation | null {
+  if (plan.answeredBy !== 'human' || !(plan.talkSeconds > 0) || !Number.isFinite(plan.talkSeconds)) return null;
+  const conversation = playConversation(deps.conversations, phoneNumber, nth, deps.state.conversationByNumber.get(phoneNumber), now, assistant.fields.max_duration);
+  if (conversation && plan.outcome === 'human') plan.talkSeconds = conversation.talkSeconds;
+  return conversation;
 }
 
 function takeFixed(state: SimState, phoneNumber: string): FixedOutcome | undefined {

@@ -1,5 +1,6 @@
 import { ANSWERED_BY, E164_PATTERN, FINAL_CALL_STATUSES } from '../service/schema/constants.js';
 import type { Faults } from './faults.js';
+import { isScenarioChoice, SCENARIO_NAMES } from './conversations.js';
 import { isObject, json, type RouteResult } from './http-util.js';
 import { callRecord } from './records.js';
 import type { SimState } from './state.js';
@@ -38,9 +39,14 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
       return fixOutcome(state, body);
     case 'POST /__sim/extracted':
       return setExtracted(state, body);
+    case 'POST /__sim/conversations':
+      return setConversation(state, body);
+    case 'GET /__sim/conversations':
+      return json(200, { calls: [...state.calls.values()].sort((a, b) => a.id - b.id).map(conversationRecord) });
     case 'POST /__sim/reset-outcomes':
       state.fixedOutcomes.clear();
       state.extractedByNumber.clear();
+      state.conversationByNumber.clear();
       return json(200, { ok: true });
     case 'POST /__sim/auth':
       return setTokenValid(state, body);
@@ -59,6 +65,7 @@ export function simCall(state: SimState, c: SimCall): Record<string, unknown> {
     lead_id: c.leadId,
     input_variables: c.input_variables,
     planned_outcome: c.plan.outcome,
+    conversation: c.conversation?.scenario ?? null,
     created_at_ms: c.createdAt,
     finished_at_ms: c.finishedAt,
     timeline: c.timeline.map((t) => ({ status: t.status, at: t.at, at_iso: new Date(t.at).toISOString() })),
@@ -105,6 +112,38 @@ function setExtracted(state: SimState, body: unknown): RouteResult {
   if (Object.keys(variables).length === 0) state.extractedByNumber.delete(phone);
   else state.extractedByNumber.set(phone, { ...variables });
   return json(200, { ok: true, phone_number: phone, variables });
+}
+
+/**
+ * One call as a judge of campaignd's decisions needs it: the number, when it was placed and
+ * ended (ms), what make_call was given, what the assistant extracted, what the call cost, and
+ * the conversation played (null: none, or nobody answered).
+ */
+export function conversationRecord(c: SimCall): Record<string, unknown> {
+  return {
+    call_id: c.id,
+    phone_number: c.client_phone_number,
+    placed_at_ms: c.createdAt,
+    ended_at_ms: c.finishedAt,
+    status: c.status,
+    answered_by: c.answered_by,
+    input_variables: c.input_variables,
+    extracted_variables: c.variables,
+    total_cost: c.total_cost,
+    scenario: c.finishedAt !== null && c.conversation && c.answered_by === 'human' ? c.conversation.scenario : null,
+  };
+}
+
+// The conversation every answered call to one number plays (a scenario or `mix`); `null` removes it.
+function setConversation(state: SimState, body: unknown): RouteResult {
+  const usage = `body must be {phone_number: E.164, scenario: ${SCENARIO_NAMES.join(' | ')} | mix | null}`;
+  if (!isObject(body)) return json(400, { message: usage });
+  const phone = body.phone_number;
+  const scenario = body.scenario;
+  if (typeof phone !== 'string' || !E164_PATTERN.test(phone) || !(scenario === null || isScenarioChoice(scenario))) return json(400, { message: usage });
+  if (scenario === null) state.conversationByNumber.delete(phone);
+  else state.conversationByNumber.set(phone, scenario);
+  return json(200, { ok: true, phone_number: phone, scenario });
 }
 
 function setTokenValid(state: SimState, body: unknown): RouteResult {

@@ -4,6 +4,7 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import type { PlanSettings } from './call-plan.js';
+import type { ConversationSettings } from './conversations.js';
 import type { SimState } from './state.js';
 
 /** What the lifecycle needs besides the state. */
@@ -12,6 +13,7 @@ export interface LifecycleDeps {
   clock: Clock;
   networkClock: Clock;
   plan: PlanSettings;
+  conversations: ConversationSettings;
   origin: () => string;
   webhookTimeoutMs: number;
   logger: Logger;

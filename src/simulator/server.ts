@@ -5,6 +5,7 @@ import { silentLogger } from '../log/logger.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import { outcomeShares } from './call-plan.js';
 import { handleControl } from './controls.js';
+import { scenarioMix } from './conversations.js';
 import { Faults } from './faults.js';
 import { BodyTooLarge, isLoopback, json, message, readBody, writeResult, type RouteResult } from './http-util.js';
 import { RateLimiter } from './rate-limit.js';
@@ -54,6 +55,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       shares: outcomeShares(opts.outcomes),
       talkSeconds: opts.callDurationSeconds ?? { min: 30, max: 180 },
     },
+    conversations: { seed, choice: opts.conversations, mix: scenarioMix(opts.conversationMix) },
     origin: () => origin,
     webhookTimeoutMs: opts.webhookTimeoutMs ?? 10_000,
     logger,

@@ -1,3 +1,4 @@
+import type { ScenarioChoice } from './conversations.js';
 import type {
   FixedOutcome,
   RateLimitStats,
@@ -33,6 +34,8 @@ export class SimState {
   readonly fixedOutcomes = new Map<string, FixedOutcome[]>();
   /** What the assistant extracts from a connected call to a number (`POST /__sim/extracted`), over the post-call schema's values. */
   readonly extractedByNumber = new Map<string, Record<string, unknown>>();
+  /** The conversation each answered call to a number plays (`POST /__sim/conversations`), over the simulator's own choice. */
+  readonly conversationByNumber = new Map<string, ScenarioChoice>();
   /** How many calls each number has had; part of the per-call random stream's key. */
   readonly callsPerNumber = new Map<string, number>();
   /** What the rate limiter did, over all users (all zero when it is off). */

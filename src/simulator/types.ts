@@ -1,5 +1,6 @@
 import type { Clock } from '../time/clock.js';
 import type { Logger } from '../log/logger.js';
+import type { Conversation, ScenarioChoice, ScenarioName } from './conversations.js';
 
 // Internal records of the simulator. Field names follow the spec's records (spec section 2)
 // so that shaping a response is mostly picking fields; `userId` and friends are the
@@ -26,6 +27,14 @@ export interface SimulatorOptions {
   outcomes?: Partial<Record<OutcomeName, number>>;
   /** Talk time of answered calls, in simulated seconds. */
   callDurationSeconds?: { min: number; max: number };
+  /**
+   * The conversation every answered call plays (a scenario of conversations.ts, or `mix`), unless
+   * its number has its own (`POST /__sim/conversations`); absent: none, the assistant extracts
+   * only its post_call_schema's placeholder values.
+   */
+  conversations?: ScenarioChoice;
+  /** Shares of the scenarios in `mix`; missing names keep their default share. */
+  conversationMix?: Partial<Record<ScenarioName, number>>;
   /** Mid call tools per account (the plan limit of spec section 8). */
   toolLimit?: number;
   /** Answer GET /api/user/leads with the pagination envelope instead of a plain array. */
@@ -255,6 +264,8 @@ export interface SimCall {
   finishedAt: number | null;
   /** The outcome drawn at creation, played out by the lifecycle. */
   plan: CallPlan;
+  /** What the person will say if they answer (drawn at creation); null: no conversation. */
+  conversation: Conversation | null;
   timeline: TimelineEntry[];
 }
 
