@@ -107,8 +107,8 @@ function finish(deps: LifecycleDeps, call: SimCall, assistant: SimAssistant): vo
     call.transcript = `AI: ${greeting}\nuser: [voicemail greeting]`;
   }
   // Set per number by the tests (`POST /__sim/extracted`): what the assistant heard, answered by a person or not.
-  const heard = deps.state.extractedByNumber.get(call.client_phone_number);
-  if (connected && heard) call.variables = { ...call.variables, ...heard };
+  const heard = connected ? takeExtracted(deps.state, call.client_phone_number) : undefined;
+  if (heard) call.variables = { ...call.variables, ...heard };
   if (connected && f.record) call.recording_url = `${deps.origin()}/recordings/${call.id}.mp3`;
   sendPostCallWebhook(deps, call, assistant);
 }
@@ -141,6 +141,15 @@ function converse(deps: LifecycleDeps, phoneNumber: string, nth: number, assista
   const conversation = playConversation(deps.conversations, phoneNumber, nth, deps.state.conversationByNumber.get(phoneNumber), now, assistant.fields.max_duration);
   if (conversation && plan.outcome === 'human') plan.talkSeconds = conversation.talkSeconds;
   return conversation;
+}
+
+/** The variables set for the number's connected calls, counting this call against a `count`. */
+function takeExtracted(state: SimState, phoneNumber: string): Record<string, unknown> | undefined {
+  const set = state.extractedByNumber.get(phoneNumber);
+  if (!set) return undefined;
+  set.remaining -= 1;
+  if (set.remaining <= 0) state.extractedByNumber.delete(phoneNumber);
+  return set.variables;
 }
 
 function takeFixed(state: SimState, phoneNumber: string): FixedOutcome | undefined {

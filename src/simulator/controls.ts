@@ -100,17 +100,18 @@ function fixOutcome(state: SimState, body: unknown): RouteResult {
   return json(200, { ok: true, phone_number: phone, queued: list.length });
 }
 
-// What the assistant "heard" on every connected call to one number, so tests and the demo
-// can drive rules that read extracted variables; an empty mapping removes the setting.
+// What the assistant "heard" on every connected call to one number (or the next `count`), so
+// tests and the demo can drive rules that read extracted variables; an empty mapping removes the setting.
 function setExtracted(state: SimState, body: unknown): RouteResult {
   if (!isObject(body)) return json(400, { message: 'body must be a JSON object' });
   const phone = body.phone_number;
   const variables = body.variables;
-  if (typeof phone !== 'string' || !E164_PATTERN.test(phone) || !isObject(variables)) {
-    return json(400, { message: 'body must be {phone_number: E.164, variables: {NAME: value}}' });
+  const count = body.count ?? null;
+  if (typeof phone !== 'string' || !E164_PATTERN.test(phone) || !isObject(variables) || (count !== null && !(typeof count === 'number' && Number.isInteger(count) && count >= 1))) {
+    return json(400, { message: 'body must be {phone_number: E.164, variables: {NAME: value}, count?: integer ≥ 1}' });
   }
   if (Object.keys(variables).length === 0) state.extractedByNumber.delete(phone);
-  else state.extractedByNumber.set(phone, { ...variables });
+  else state.extractedByNumber.set(phone, { variables: { ...variables }, remaining: count === null ? Number.POSITIVE_INFINITY : (count as number) });
   return json(200, { ok: true, phone_number: phone, variables });
 }
 

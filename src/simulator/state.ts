@@ -32,8 +32,11 @@ export class SimState {
   readonly webhookDeliveries: WebhookDelivery[] = [];
   /** Outcomes fixed per phone number, in the order they apply. */
   readonly fixedOutcomes = new Map<string, FixedOutcome[]>();
-  /** What the assistant extracts from a connected call to a number (`POST /__sim/extracted`), over the post-call schema's values. */
-  readonly extractedByNumber = new Map<string, Record<string, unknown>>();
+  /**
+   * What the assistant extracts from a connected call to a number (`POST /__sim/extracted`), over
+   * the post-call schema's values and the conversation's; `remaining`: for how many more such calls.
+   */
+  readonly extractedByNumber = new Map<string, { variables: Record<string, unknown>; remaining: number }>();
   /** The conversation each answered call to a number plays (`POST /__sim/conversations`), over the simulator's own choice. */
   readonly conversationByNumber = new Map<string, ScenarioChoice>();
   /** How many calls each number has had; part of the per-call random stream's key. */

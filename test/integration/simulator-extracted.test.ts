@@ -53,6 +53,25 @@ describe('/__sim/extracted', () => {
     expect(listed.get(HUMAN)).toEqual({ interest: 'yes' });
   });
 
+  it('with count, only the next count connected calls to the number extract the variables', async () => {
+    const { a, clock, sim, controls } = await startTestSim();
+    open.push(sim as RunningSimulator);
+    const assistantId = await outboundAssistantId(a);
+    const PHONE = '+4915112340001';
+    await controls.post('/__sim/outcomes', { phone_number: PHONE, status: 'busy', count: 1 });
+    await controls.post('/__sim/outcomes', { phone_number: PHONE, status: 'completed', answered_by: 'human', duration: 20 });
+    expect((await controls.post('/__sim/extracted', { phone_number: PHONE, variables: { callback_at: 'in 5 minutes' }, count: 1 })).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      await a.post('/api/user/make_call', { phone_number: PHONE, assistant_id: assistantId });
+      await clock.advance(10 * 60_000);
+    }
+    // The busy call did not connect and does not count; the first connected one takes it; the next has none.
+    const calls = [...sim.state.calls.values()].sort((x, y) => x.id - y.id);
+    expect(calls.map((c) => c.variables.callback_at ?? null)).toEqual([null, 'in 5 minutes', null]);
+    expect(sim.state.extractedByNumber.size).toBe(0);
+    expect((await controls.post('/__sim/extracted', { phone_number: PHONE, variables: { a: 1 }, count: 0 })).status).toBe(400);
+  });
+
   it('refuses a body without an E.164 number or a variables mapping, and {} removes the setting', async () => {
     const { sim, controls } = await startTestSim();
     open.push(sim as RunningSimulator);
