@@ -15,12 +15,15 @@ import { scaledClock, systemClock } from '../time/clock.js';
 import { version } from '../version.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { parseCommandArgs } from './args.js';
+import { DEMO_CAMPAIGN, DEMO_CONVERSATION_MIX, demoStory, FOLLOW_UP_CAMPAIGN } from './demo-story.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { runCommand } from './run.js';
 
 export const DEMO_HELP = `campaignd demo: the simulator and the daemon in one process, on the bundled example
-config (config/), with time sped up. Shows live status and exits 0 when the demo
-campaign is complete (well under two minutes). Nothing is written into the repository:
+config (config/), with time sped up. The simulated people answer, say whether they are
+interested, or that it is a wrong number; the demo campaign's on_result rules act on it
+(the interested move to the follow-up campaign). Shows live status and exits 0 when both
+campaigns are complete (well under two minutes). Nothing is written into the repository:
 the database and the log go to a fresh temporary folder.
 
 Usage: campaignd demo [--time-scale X] [--seed N] [--timeout SECONDS]
@@ -30,7 +33,6 @@ Usage: campaignd demo [--time-scale X] [--seed N] [--timeout SECONDS]
   --timeout S       give up after S real seconds (default 110)
 `;
 
-const DEMO_CAMPAIGN = 'demo';
 // The package's config/ folder: two levels above src/cli/ (the sources) and above dist/app/
 // (the bundle the bin runs), three above dist/src/cli/ (tsc's output).
 const bundledConfig = [2, 3]
@@ -66,7 +68,15 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'campaignd-demo-'));
   const token = `demo-${randomBytes(6).toString('hex')}`;
   const secret = randomBytes(16).toString('hex');
-  const sim = await startSimulator({ clock, networkClock: systemClock, tokens: [token], seed: Number(values.seed), callDurationSeconds: { min: 20, max: 90 } });
+  const sim = await startSimulator({
+    clock,
+    networkClock: systemClock,
+    tokens: [token],
+    seed: Number(values.seed),
+    callDurationSeconds: { min: 20, max: 90 },
+    conversations: 'mix',
+    conversationMix: DEMO_CONVERSATION_MIX,
+  });
   const configFile = await prepareConfig(work, sim.url);
   const logFile = path.join(work, 'campaignd.log');
   const logger = createLogger({ level: 'info', destination: (await import('pino')).default.destination({ dest: logFile, sync: false }), secrets: () => [token, secret] });
@@ -132,7 +142,8 @@ async function watchUntilDone(
       const report = await collectStatus(store.db, { now: now(), version: ver, isPidAlive: pidAlive, hostname: os.hostname() });
       const table = renderStatus(report, { now: now(), color: tty });
       const demo = report.campaigns.find((c) => c.name === DEMO_CAMPAIGN);
-      const done = demo?.state === 'completed';
+      // The follow-up campaign runs again whenever a lead is moved to it: done once both are.
+      const done = demo?.state === 'completed' && report.campaigns.find((c) => c.name === FOLLOW_UP_CAMPAIGN)?.state === 'completed';
       if (tty) io.stdout.write(`\u001b[H\u001b[2J${table}\n`);
       else if (done || Date.now() - lastPrinted >= 5000) {
         io.stdout.write(`${table}\n\n`);
@@ -145,6 +156,7 @@ async function watchUntilDone(
             `${demo.attempts.total} attempts, ${sim.state.calls.size} calls seen by the simulator, ` +
             `${sim.state.webhookDeliveries.length} post-call webhooks delivered.\n`,
         );
+        for (const line of demoStory(report, sim.state.calls.values())) io.stdout.write(`${line}\n`);
         return EXIT.ok;
       }
       if (Date.now() - started > timeoutMs) {

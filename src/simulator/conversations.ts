@@ -130,7 +130,7 @@ export function playConversation(
       return { scenario, variables: { [EXTRACTED.interest]: 'callback', [EXTRACTED.callbackAt]: phrase }, lines: [line], talkSeconds: talk(15, 45) };
     }
     case 'interested':
-      return { scenario, variables: { [EXTRACTED.interest]: 'yes' }, lines: ['Yes, that sounds interesting.', 'Tell me more.'], talkSeconds: talk(90, 240) };
+      return { scenario, variables: { [EXTRACTED.interest]: 'yes' }, lines: ['Yes, that sounds interesting.', 'Tell me more.'], talkSeconds: talk(60, 150) };
     case 'not-interested':
       return { scenario, variables: { [EXTRACTED.interest]: 'no' }, lines: ['No, thank you, not interested.'], talkSeconds: talk(20, 60) };
     case 'wrong-number':

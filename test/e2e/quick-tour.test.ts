@@ -119,7 +119,7 @@ describe('README quick tour, by hand', () => {
       } else if (sub === 'validate') {
         const r = await oneShot(c);
         expect(r.code, r.stdout + r.stderr).toBe(0);
-        expect(r.stdout).toMatch(/campaignd validate: 0 errors, \d+ warnings; 1 campaign ok \(demo\); offline/);
+        expect(r.stdout).toMatch(/campaignd validate: 0 errors, \d+ warnings; 2 campaigns ok \(demo, follow-up\); offline/);
       } else {
         throw new Error(`the test does not know the tour's command: ${line}`);
       }

@@ -41,7 +41,7 @@ describe('campaignd validate (offline)', () => {
     const run = await validate([]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('config/leads/demo.csv:31 warning phone_number: "+1555" cannot be called');
-    expect(run.stdout).toMatch(/0 errors, \d+ warnings; 1 campaign ok \(demo\)/);
+    expect(run.stdout).toMatch(/0 errors, \d+ warnings; 2 campaigns ok \(demo, follow-up\)/);
   });
 
   it('exits 1 and names file, line and field of every problem, keeping the good campaigns', async () => {

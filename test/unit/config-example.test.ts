@@ -9,7 +9,7 @@ describe('the shipped example config (used by the demo)', () => {
   it('loads offline without errors or warnings', async () => {
     const loaded = await loadConfig(path.join(root, 'config/campaignd.yaml'), {});
     expect(loaded.problems).toEqual([]);
-    expect(loaded.campaigns.map((c) => c.name)).toEqual(['demo']);
+    expect(loaded.campaigns.map((c) => c.name)).toEqual(['demo', 'follow-up']);
   });
 
   it('runs all day, every day, against the local simulator, with the token from the environment', async () => {
@@ -35,6 +35,15 @@ describe('the shipped example config (used by the demo)', () => {
       [31, 'warning'],
       [32, 'warning'],
     ]);
+  });
+
+  it("moves the demo's interested people to the follow-up campaign, whose lead file is usable", async () => {
+    const { campaigns } = await loadConfig(path.join(root, 'config/campaignd.yaml'), {});
+    const [demo, followUp] = campaigns;
+    expect(demo?.onResult?.map((r) => r.then)).toContainEqual({ kind: 'move-to', campaign: 'follow-up' });
+    const { problems, summary } = await checkLeadFile(followUp!);
+    expect(problems).toEqual([]);
+    expect(summary).toMatchObject({ rows: 2, valid: 2 });
   });
 
   it('has a do-not-call list whose every line is usable', async () => {
