@@ -39,6 +39,10 @@ export interface YearDriveOptions {
   /** How long before what is due a jump lands (simulated ms). */
   leadInMs?: number;
   onProgress?: (now: number) => void;
+  /** Whether a lead waits for its next_due_at (default: pending or retry-scheduled). */
+  waiting?: (lead: LeadSeen) => boolean;
+  /** Checked last before each jump: false holds time back (something the store shows must happen first). */
+  mayJump?: () => Promise<boolean>;
 }
 
 export interface YearDriveResult {
@@ -110,8 +114,10 @@ export async function driveYear(o: YearDriveOptions): Promise<YearDriveResult> {
     o.onLeads?.(seen.leads);
     if (inSpan) continue; // minute by minute
     if (seen.live || seen.leads.some((l) => l.state === 'calling') || !quiet()) continue;
+    if (o.mayJump && !(await o.mayJump())) continue;
+    const waiting = o.waiting ?? ((l: LeadSeen) => l.state === 'pending' || l.state === 'retry-scheduled');
     let due: number | null = null;
-    for (const l of seen.leads) if ((l.state === 'pending' || l.state === 'retry-scheduled') && l.next_due_at !== null) due = Math.min(due ?? l.next_due_at, l.next_due_at);
+    for (const l of seen.leads) if (waiting(l) && l.next_due_at !== null) due = Math.min(due ?? l.next_due_at, l.next_due_at);
     const target = Math.min(due === null ? o.end : due - leadIn, span ? span.from - leadIn : o.end, event?.at ?? o.end, o.end);
     // The engine may have begun something while the store answered: look again, synchronously with the jump.
     const at = o.clock.now();
