@@ -17,16 +17,15 @@
 // the first allowed moment after it (within TOLERANCE, never before), never outside the rules,
 // and that nothing was placed for the others. The campaigns have no retries and everybody
 // answers, so a second call to a number can only be a callback.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCampaignFile } from '../../src/config/campaign.js';
 import type { CampaignConfig } from '../../src/config/types.js';
-import type { DatabaseHandle } from '../../src/store/database.js';
 import { openStore } from '../../src/store/open-store.js';
 import { judgeCallbacks, type OracleCall, type OracleLead, type OracleSettings } from '../helpers/callbacks-oracle.js';
-import { startStack, type LeadSpec, type Stack } from '../helpers/stack.js';
+import { startStack, type LeadSpec } from '../helpers/stack.js';
 import { testDialect } from '../helpers/test-store.js';
 import { freezeAroundMakeCall, HarnessClock, type FreezingClient } from '../integration/time-clock.js';
-import { driveYear, type LeadSeen } from './who-year-drive.js';
+import { drivenRun, driveYear, stackDrive, type LeadSeen } from './who-year-drive.js';
 
 /** Friday 23 October 2026, 08:00 in Berlin (CEST): two days before Europe leaves summer time. */
 const FROM = Date.UTC(2026, 9, 23, 6, 0);
@@ -125,23 +124,15 @@ const seconds = (hhmmss: string) => hhmmss.split(':').reduce((acc, part) => acc 
 const FINAL = new Set(['completed', 'invalid', 'suppressed', 'cancelled', 'moved', 'reached-max-retries']);
 
 describe(`callbacks the person asks for, judged by an independent oracle (${testDialect})`, () => {
-  let stack: Stack | undefined;
-  let reader: DatabaseHandle | undefined;
-  let clock: HarnessClock | undefined;
-  afterEach(async () => {
-    await reader?.close();
-    await stack?.close();
-    clock?.dispose();
-    reader = stack = clock = undefined;
-  });
+  const run = drivenRun();
 
   it('six weeks in seven zones across two DST changes: each readable callback placed once, at the asked or first allowed moment; none for the rest', async () => {
     const people = PLANS.flatMap((p) => p.groups.flatMap((g) => Array.from({ length: g.count }, (_, i) => ({ plan: p, zone: g.zone, phone: g.phone(i), scenario: g.scenario(i) }))));
     const c = new HarnessClock(SPEED, FROM);
-    clock = c;
+    run.clock = c;
     c.freeze();
     let freezing: FreezingClient | null = null;
-    stack = await startStack({
+    run.stack = await startStack({
       clock: c,
       startEngine: false,
       seed: 24,
@@ -158,19 +149,16 @@ describe(`callbacks the person asks for, judged by an independent oracle (${test
         return freezing.client;
       },
     });
-    const s = stack;
+    const s = run.stack;
     for (const x of people) await s.control('/__sim/conversations', { phone_number: x.phone, scenario: x.scenario });
-    reader = await openStore(s.dbFile);
-    const rdb = reader.db;
+    run.reader = await openStore(s.dbFile);
+    const rdb = run.reader.db;
     await s.startEngine();
 
     c.thaw();
     const started = Date.now();
     const drive = await driveYear({
-      clock: c,
-      inFlight: () => freezing?.inFlight() ?? 0,
-      calls: () => s.sim.state.calls.values(),
-      db: rdb,
+      ...stackDrive(s, c, () => freezing, rdb),
       end: TO,
       spans: [],
       events: [],

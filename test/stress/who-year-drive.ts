@@ -10,9 +10,12 @@
 // (too early) or as a late first call after an opening (too late). Inside the spans time
 // runs through every minute.
 import type { Kysely } from 'kysely';
+import { afterEach } from 'vitest';
 import type { SimCall } from '../../src/simulator/types.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
 import { LIVE_ATTEMPT_STATES, type Database } from '../../src/store/types.js';
-import type { HarnessClock } from '../integration/time-clock.js';
+import type { Stack } from '../helpers/stack.js';
+import type { FreezingClient, HarnessClock } from '../integration/time-clock.js';
 import type { Span } from './who-year-plan.js';
 
 /** Something the test does at a simulated instant; `run` answers false to be asked again a moment later. */
@@ -127,4 +130,29 @@ export async function driveYear(o: YearDriveOptions): Promise<YearDriveResult> {
   }
   const spanMs = o.spans.reduce((sum, s) => sum + Math.max(0, Math.min(s.to, o.end) - s.from), 0);
   return { jumps, spanMs };
+}
+
+/** What a driven run opens; the test fills it in, and each is closed after the test. */
+export interface DrivenRun {
+  stack?: Stack;
+  /** The driver's own connection to the store. */
+  reader?: DatabaseHandle;
+  clock?: HarnessClock;
+}
+
+/** Registers the teardown of a driven run (the reader, then the stack, then the clock) and returns what the test fills in. */
+export function drivenRun(): DrivenRun {
+  const run: DrivenRun = {};
+  afterEach(async () => {
+    await run.reader?.close();
+    await run.stack?.close();
+    run.clock?.dispose();
+    run.reader = run.stack = run.clock = undefined;
+  });
+  return run;
+}
+
+/** The options of driveYear that come from a stack run: its clock, its make_call requests in flight, the simulator's calls, the driver's connection. */
+export function stackDrive(stack: Stack, clock: HarnessClock, freezing: () => FreezingClient | null, db: Kysely<Database>): Pick<YearDriveOptions, 'clock' | 'inFlight' | 'calls' | 'db'> {
+  return { clock, inFlight: () => freezing()?.inFlight() ?? 0, calls: () => stack.sim.state.calls.values(), db };
 }

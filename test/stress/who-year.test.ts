@@ -11,18 +11,17 @@
 // held for their hours is held until the very instant the oracle opens next, a capped
 // number no shorter than its calls allow; and every open stretch the caps leave is used.
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AttemptCap } from '../../src/rules/types.js';
 import { readRulesFile } from '../../src/config/calling-rules.js';
 import type { SimCall } from '../../src/simulator/types.js';
-import type { DatabaseHandle } from '../../src/store/database.js';
 import { openStore } from '../../src/store/open-store.js';
 import { oracleOpen } from '../helpers/calling-rules-oracle.js';
 import { assertNoOverlapPerNumber } from '../helpers/invariants.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { startStack } from '../helpers/stack.js';
 import { testDialect } from '../helpers/test-store.js';
 import { freezeAroundMakeCall, HarnessClock, type FreezingClient } from '../integration/time-clock.js';
-import { driveYear, type LeadSeen, type YearEvent } from './who-year-drive.js';
+import { drivenRun, driveYear, stackDrive, type LeadSeen, type YearEvent } from './who-year-drive.js';
 import { assertCapsKept, capHeldAtLeastUntil, capsOf, intervalUse, localTimes, nextOpeningAfter, openIntervals, OPT_OUT_PERSON, transitionSpans, YEAR_PEOPLE } from './who-year-plan.js';
 
 const US_RULES = path.join(import.meta.dirname, '../../config/calling-rules/us.yaml');
@@ -45,22 +44,14 @@ const OPT_OUT_AT = Date.UTC(2026, 4, 12, 14); // Tuesday 10:00 in New York: both
 const RESTART_AT = Date.UTC(2026, 6, 1, 13, 30); // Wednesday: the east called this morning, the west not yet
 
 describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`, () => {
-  let stack: Stack | undefined;
-  let reader: DatabaseHandle | undefined;
-  let clock: HarnessClock | undefined;
-  afterEach(async () => {
-    await reader?.close();
-    await stack?.close();
-    clock?.dispose();
-    reader = stack = clock = undefined;
-  });
+  const run = drivenRun();
 
   it('2026 under the US rules: no call outside them, caps kept over two campaigns and a restart, nothing after an opt-out', async () => {
     const { rules, problems } = await readRulesFile(US_RULES);
     expect(problems).toEqual([]);
     const spans = transitionSpans(rules!, YEAR_PEOPLE, 2026);
     const c = new HarnessClock(30_000, FROM);
-    clock = c;
+    run.clock = c;
     let freezing: FreezingClient | null = null;
     c.freeze();
     const policy = { rules: rules!, caps: [DAEMON_CAP] };
@@ -73,7 +64,7 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
       optOut: { variable: 'do_not_call', values: ['Yes'] },
     };
     const leads = YEAR_PEOPLE.map((p) => ({ phone: p.phone }));
-    stack = await startStack({
+    run.stack = await startStack({
       clock: c,
       startEngine: false,
       campaigns: [
@@ -87,9 +78,9 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
         return freezing.client;
       },
     });
-    const s = stack;
-    reader = await openStore(s.dbFile);
-    const rdb = reader.db;
+    const s = run.stack;
+    run.reader = await openStore(s.dbFile);
+    const rdb = run.reader.db;
     await s.client.updateAssistant(s.assistantId, {
       max_call_duration: 1200,
       post_call_schema: [{ name: 'do_not_call', type: 'string', description: 'the person asks for no more calls' }],
@@ -138,10 +129,7 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
     c.thaw();
     const started = Date.now();
     const drive = await driveYear({
-      clock: c,
-      inFlight: () => freezing?.inFlight() ?? 0,
-      calls: () => s.sim.state.calls.values(),
-      db: rdb,
+      ...stackDrive(s, c, () => freezing, rdb),
       end: TO,
       spans,
       events,
