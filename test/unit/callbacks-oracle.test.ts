@@ -3,6 +3,7 @@
 // unreadable or too distant time, or beyond max_per_lead fails. The phrase reading keeps a
 // local 15:00 across a DST change and "in 2 hours" as two real hours.
 import { describe, expect, it } from 'vitest';
+import { CALLBACK_PHRASES } from '../../src/simulator/conversations.js';
 import { firstAllowedAtOrAfter, judgeCallbacks, readPhrase, type OracleCall, type OracleLead, type OracleSettings } from '../helpers/callbacks-oracle.js';
 
 const PHONE = '+4915112340001';
@@ -32,6 +33,13 @@ describe('callbacks oracle: reading the asked time', () => {
     expect(readPhrase('in 2 hours', THU_10, 'Asia/Kolkata')).toEqual({ kind: 'time', at: THU_10 + 2 * 3_600_000 });
     expect(readPhrase('in 2 Stunden', THU_10, 'Europe/Berlin')).toEqual({ kind: 'time', at: THU_10 + 2 * 3_600_000 });
     for (const p of ['whenever', 'nach dem Urlaub', 'irgendwann', '', 42]) expect(readPhrase(p, THU_10, 'Europe/Berlin')).toEqual({ kind: 'unreadable' });
+  });
+
+  it("reads every phrase the simulator's people say, except the ones meant to say no time", () => {
+    const unreadable = new Set(['whenever', 'some other time', 'nach dem Urlaub', 'irgendwann']);
+    for (const phrase of [...CALLBACK_PHRASES.en, ...CALLBACK_PHRASES.de].map((p) => p.replace('{date}', '2026-10-25'))) {
+      expect(readPhrase(phrase, THU_10, 'Europe/Berlin').kind, phrase).toBe(unreadable.has(phrase) ? 'unreadable' : 'time');
+    }
   });
 
   it('keeps the local time across a DST change, and a span as real hours', () => {
