@@ -84,7 +84,7 @@ describe('the packed package, installed into an empty folder', () => {
     const r = await run(bin, ['validate', '--config', config], app, 30_000, { CAMPAIGND_API_TOKEN: 't', CAMPAIGND_WEBHOOK_SECRET: 'w' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/campaignd validate: 0 errors, \d+ warnings; 1 campaign ok \(demo\); offline\n$/);
+    expect(r.stdout).toMatch(/campaignd validate: 0 errors, \d+ warnings; 2 campaigns ok \(demo, follow-up\); offline\n$/);
   });
 
   it('campaignd demo runs a whole campaign against the simulator', async () => {

@@ -162,7 +162,7 @@ describe(`callbacks the person asks for, judged by an independent oracle (${test
       end: TO,
       spans: [],
       events: [],
-      realTimeoutMs: 170_000,
+      realTimeoutMs: 240_000,
       // A lead waits for a callback however the store names that state: not final, and due at an instant.
       waiting: (l: LeadSeen) => !FINAL.has(l.state) && l.state !== 'calling',
       // A success only a webhook reported is decided (and its callback scheduled) once the call list confirms it: no jump before.
@@ -205,5 +205,5 @@ describe(`callbacks the person asks for, judged by an independent oracle (${test
     const onDay = (zone: string, date: string) => calls.filter((x) => leads.find((l) => l.phone === x.phone)?.zone === zone && new Date(x.placedAt).toISOString().slice(0, 10) === date).length;
     expect(onDay('Europe/Berlin', '2026-10-26') + onDay('Europe/Berlin', '2026-10-25')).toBeGreaterThan(0);
     expect(onDay('America/New_York', '2026-11-01') + onDay('America/New_York', '2026-11-02')).toBeGreaterThan(0);
-  }, 200_000);
+  }, 300_000);
 });
