@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { simulatorCommand } from '../../src/cli/simulator.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/main.js';
+import { waitUntil } from '../helpers/wait.js';
 import { api } from './simulator-fixture.js';
 
 function captureIo(): { io: CliIo; out: () => string; err: () => string } {
@@ -48,5 +49,30 @@ describe('campaignd simulator (command)', () => {
     expect(bad.err()).toContain('--time-scale');
     const unknown = captureIo();
     expect(await main(['simulator', '--nope'], unknown.io)).toBe(2);
+    const scenario = captureIo();
+    expect(await main(['simulator', '--conversations', 'chatty'], scenario.io)).toBe(2);
+    expect(scenario.err()).toContain('--conversations: unknown scenario "chatty" (use callback-en, callback-de, interested, not-interested, wrong-number or mix)');
+    const mix = captureIo();
+    expect(await main(['simulator', '--conversation-mix', 'interested=1,chatty=2'], mix.io)).toBe(2);
+    expect(mix.err()).toContain('--conversation-mix: unknown conversation scenario "chatty"');
+  });
+
+  it('--conversations mix makes the people who answer say something', async () => {
+    const { io, out } = captureIo();
+    const stop = new AbortController();
+    const done = simulatorCommand(['--port', '0', '--token', 'a', '--time-scale', '1000', '--conversations', 'mix', '--conversation-mix', 'wrong-number=1,interested=0', '--outcomes', 'human=1,voicemail=0,busy=0,no-answer=0,failed=0', '--log-level', 'silent'], io, stop.signal);
+    await until(() => out().includes('token 0: a'));
+    const url = /listening on (http:\/\/\S+)/.exec(out())![1]!;
+    const a = api(url, 'a');
+    const aId = (await a.get('/api/user/assistants/outbound')).body[0].id;
+    await a.post('/api/user/make_call', { phone_number: '+4915112345678', assistant_id: aId });
+    let rows: { scenario: string | null; extracted_variables: Record<string, unknown> }[] = [];
+    await waitUntil(async () => {
+      rows = (await api(url, null).get('/__sim/conversations')).body.calls;
+      return rows[0]?.scenario != null;
+    }, { message: 'the call to end with its conversation' });
+    expect(rows[0]).toMatchObject({ scenario: 'wrong-number', extracted_variables: { outcome: 'wrong number' } });
+    stop.abort();
+    expect(await done).toBe(0);
   });
 });
