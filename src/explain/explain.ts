@@ -213,6 +213,7 @@ async function reason(db: Kysely<Database>, x: ReasonInput): Promise<Reason> {
       return { code: 'window-closed', message: plan.opening === null ? 'the calling window never opens (check allowed_days and blackout_dates)' : `the calling window is closed until ${when(next!)}`, at: next };
     }
     case 'budget-exhausted':
+      if (plan.hold.cap === 'first_cost') return { code: 'budget-exhausted', message: `waiting for a price (budget): ${budgetText(plan.hold)}`, at: null };
       return {
         code: 'budget-exhausted',
         message: `paused (budget): ${budgetText(plan.hold)}; ${plan.hold.resumesAt === null ? 'raise budget.max_cost in the campaign file and reload (SIGHUP) to resume' : `resumes at ${when(plan.hold.resumesAt)}`}`,

@@ -23,9 +23,13 @@ export interface BudgetSpend {
   pending: number;
 }
 
-/** A cap that holds the campaign back. */
+/**
+ * What holds the campaign back: a cap, or `first_cost` (one call waits for its price
+ * before the next is placed; see firstCostHold). Only a cap is `paused (budget)`.
+ */
 export interface BudgetHold {
-  cap: 'max_cost' | 'max_cost_per_day';
+  cap: 'max_cost' | 'max_cost_per_day' | 'first_cost';
+  /** The cap's amount; for first_cost, the number of unpriced calls allowed (1). */
   limit: number;
   /** Known spending against the cap, and what the calls not yet priced count for. */
   spent: number;
@@ -37,10 +41,21 @@ export interface BudgetHold {
 /** Costs are money with cents: a rounding error must not stop the last call that fits. */
 const EPSILON = 1e-9;
 
+/**
+ * Whether the campaign has learnt what its calls cost: some call has a cost above zero.
+ * Calls nobody answered cost nothing; a mean of those alone (0) would let every call through.
+ */
+export function costKnown(s: BudgetSpend): boolean {
+  return s.spent > 0;
+}
+
 /** What a call whose cost is not known counts for: the mean so far, or the assumed cost before any is known. */
 export function unitCost(budget: BudgetCaps, s: BudgetSpend): number {
-  return s.costed > 0 ? s.spent / s.costed : budget.assumedCostPerCall;
+  return costKnown(s) ? s.spent / s.costed : budget.assumedCostPerCall;
 }
+
+/** Unpriced calls allowed at once while no cost is known (see budgetHold). */
+export const FIRST_COST_PROBES = 1;
 
 /**
  * The cap one more call could overshoot, or null when it fits under both. `extra` counts
@@ -49,6 +64,15 @@ export function unitCost(budget: BudgetCaps, s: BudgetSpend): number {
 export function budgetHold(budget: BudgetCaps, s: BudgetSpend, extra: number, dayEnds: number): BudgetHold | null {
   const unit = unitCost(budget, s);
   const committed = (s.pending + extra) * unit;
+  // Overshoot: assumed_cost_per_call is a guess. Were it far below the real cost, counting
+  // live calls at it would let a whole batch (up to max_calls_in_parallel, or more as calls
+  // end without their cost yet) be placed before the first price arrives, each of them a
+  // real cost over what was counted. So until a cost above zero is known, one call at a
+  // time is placed and the next waits for its price: however wrong the guess, spending
+  // goes over a cap by at most one call. From then on, unpriced calls count at the mean.
+  if (!costKnown(s) && s.pending + extra >= FIRST_COST_PROBES) {
+    return { cap: 'first_cost', limit: FIRST_COST_PROBES, spent: s.spent, committed, resumesAt: null };
+  }
   if (budget.maxCost !== null && s.spent + committed + unit > budget.maxCost + EPSILON) {
     return { cap: 'max_cost', limit: budget.maxCost, spent: s.spent, committed, resumesAt: null };
   }
@@ -64,9 +88,15 @@ export function budgetDay(zone: string, now: number): { start: number; end: numb
   return { start: start.toMillis(), end: start.plus({ days: 1 }).toMillis() };
 }
 
+/** Whether the hold is a cap reached (`paused (budget)`), not the wait for a first price. */
+export function budgetPaused(h: BudgetHold | null): boolean {
+  return h !== null && h.cap !== 'first_cost';
+}
+
 /** One sentence for explain. */
 export function budgetText(h: BudgetHold): string {
   const money = (n: number) => n.toFixed(2);
+  if (h.cap === 'first_cost') return 'no call has a known cost yet: one call at a time is placed until the first cost arrives';
   const what = h.cap === 'max_cost' ? 'max_cost' : 'max_cost_per_day (today)';
   return `budget ${what} ${money(h.limit)}: ${money(h.spent)} spent and ${money(h.committed)} for calls not yet priced leave no room for another call`;
 }

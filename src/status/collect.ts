@@ -13,7 +13,7 @@ import { predialCountsByCampaign, type PredialCounts } from '../store/predial-co
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import { collectVariants } from './variants.js';
-import { budgetDay, budgetHold, unitCost } from '../stats/budget.js';
+import { budgetDay, budgetHold, budgetPaused, unitCost } from '../stats/budget.js';
 import { budgetSpend } from '../store/budget.js';
 import type { BudgetStatus, CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
@@ -196,7 +196,7 @@ async function budgetStatus(trx: Transaction<Database>, row: CampaignRow, b: Cam
     spent_today: money(spend.spentToday),
     remaining: b.maxCost === null ? null : money(Math.max(0, b.maxCost - spend.spent)),
     projected: money(Math.max(0, left - live) * unit),
-    paused: budgetHold(b, spend, 0, day.end) !== null,
+    paused: budgetPaused(budgetHold(b, spend, 0, day.end)),
   };
 }
 

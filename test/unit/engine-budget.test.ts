@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetDay, budgetHold, unitCost } from '../../src/stats/budget.js';
+import { budgetDay, budgetHold, budgetPaused, unitCost } from '../../src/stats/budget.js';
 import type { CampaignBudget } from '../../src/config/types.js';
 
 const budget = (b: Partial<CampaignBudget>): CampaignBudget => ({ maxCost: null, maxCostPerDay: null, assumedCostPerCall: 1, ...b });
@@ -29,5 +29,26 @@ describe('budget', () => {
     const day = budgetDay('Europe/Berlin', now);
     expect(new Date(day.start).toISOString()).toBe('2026-03-28T23:00:00.000Z');
     expect(new Date(day.end).toISOString()).toBe('2026-03-29T22:00:00.000Z');
+  });
+
+  it('places one call at a time until a cost is known, however low the assumed cost', () => {
+    // 0.01 assumed against a cap of 100 would have let 100 calls out before the first price.
+    const b = budget({ maxCost: 100, assumedCostPerCall: 0.01 });
+    expect(budgetHold(b, { spent: 0, costed: 0, spentToday: 0, pending: 0 }, 0, 0)).toBeNull();
+    const probe = budgetHold(b, { spent: 0, costed: 0, spentToday: 0, pending: 0 }, 1, 0);
+    expect(probe).toMatchObject({ cap: 'first_cost', limit: 1 });
+    expect(budgetHold(b, { spent: 0, costed: 0, spentToday: 0, pending: 1 }, 0, 0)?.cap).toBe('first_cost');
+    // Waiting for a price is not a pause: status and the dashboard keep saying running.
+    expect(budgetPaused(probe)).toBe(false);
+    expect(budgetPaused(budgetHold(b, { spent: 100, costed: 3, spentToday: 0, pending: 0 }, 0, 0))).toBe(true);
+    // Once priced, calls go out in parallel, counted at the mean.
+    expect(budgetHold(b, { spent: 2.5, costed: 1, spentToday: 2.5, pending: 3 }, 1, 0)).toBeNull();
+  });
+
+  it('calls that cost nothing (nobody answered) do not make the cost known', () => {
+    const b = budget({ maxCost: 10, assumedCostPerCall: 0.5 });
+    const free = { spent: 0, costed: 4, spentToday: 0, pending: 1 };
+    expect(unitCost(b, free)).toBe(0.5);
+    expect(budgetHold(b, free, 0, 0)?.cap).toBe('first_cost');
   });
 });

@@ -13,6 +13,7 @@ import { errText, type EngineLoop, type EngineMetrics, type PollNudge } from '..
 import { deferHeld, holdOf, readLeadFacts } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
 import { readBudgetFacts } from '../budget-read.js';
+import { budgetPaused } from '../../stats/budget.js';
 import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
 import type { PredialDeps } from '../predial.js';
 import { createPredialStep } from '../predial-step.js';
@@ -126,7 +127,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       const budget = await readBudgetFacts(db, c, now);
       if (slots.begin(step, budget) <= 0) continue; // a freed slot wakes us
       const budgetHeld = slots.budgetHold();
-      if (budget) deps.metrics?.budget?.(c.name, budget.spend.spent, budgetHeld !== null);
+      if (budget) deps.metrics?.budget?.(c.name, budget.spend.spent, budgetPaused(budgetHeld));
       if (budgetHeld) {
         // Paused (budget): a daily cap resumes at the campaign's midnight; a raised cap
         // (reload) or a call's cost arriving wakes the loop, or the longest sleep does.
