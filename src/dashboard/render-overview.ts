@@ -1,6 +1,7 @@
 import type { CampaignStatus } from '../status/types.js';
 import { pct, stackedBar } from './charts.js';
 import { html, type Html } from './html.js';
+import { budgetNote, stateBadge } from './render-budget.js';
 import { leadSegments, windowText } from './render-card.js';
 import { COLUMNS, FILTERS, finishedOf, selectCampaigns, viewQuery, type FilterKey, type SortKey, type View } from './view.js';
 import { spokenTime } from './when.js';
@@ -42,7 +43,7 @@ function renderCells(c: CampaignStatus, href: string, now: number): Html {
   const finished = finishedOf(c);
   const segments = leadSegments(c);
   return html`<td class="name"><a href="${href}">${c.name}</a></td>
-<td><span class="state st-${c.state}">${c.state}</span></td>
+<td>${stateBadge(c)}${budgetNote(c)}</td>
 <td class="window">${windowText(c, now)}</td>
 <td class="num live-limit"><b>${c.live_calls}</b> / ${c.max_calls_in_parallel}</td>
 <td class="progress">${stackedBar(segments, `lead states of ${c.name}`)}<span>${pct(finished, c.leads.total)}</span></td>
