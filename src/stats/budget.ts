@@ -21,6 +21,8 @@ export interface BudgetSpend {
   spentToday: number;
   /** Calls whose cost is not known yet: live, unknown, or ended with the cost still to come. */
   pending: number;
+  /** The largest known cost of one call (0 when none is known). */
+  largest: number;
 }
 
 /**
@@ -63,13 +65,16 @@ export const FIRST_COST_PROBES = 1;
  */
 export function budgetHold(budget: BudgetCaps, s: BudgetSpend, extra: number, dayEnds: number): BudgetHold | null {
   const unit = unitCost(budget, s);
-  const committed = (s.pending + extra) * unit;
+  // Calls already out count at the largest cost seen, the next one at the mean: admitted
+  // only when spent + live × largest + mean fits, the bill stays under the cap plus the
+  // next call's real cost, unless a live call costs more than any call before it.
+  const committed = (s.pending + extra) * Math.max(unit, s.largest);
   // Overshoot: assumed_cost_per_call is a guess. Were it far below the real cost, counting
   // live calls at it would let a whole batch (up to max_calls_in_parallel, or more as calls
   // end without their cost yet) be placed before the first price arrives, each of them a
   // real cost over what was counted. So until a cost above zero is known, one call at a
   // time is placed and the next waits for its price: however wrong the guess, spending
-  // goes over a cap by at most one call. From then on, unpriced calls count at the mean.
+  // goes over a cap by at most one call. From then on, as above.
   if (!costKnown(s) && s.pending + extra >= FIRST_COST_PROBES) {
     return { cap: 'first_cost', limit: FIRST_COST_PROBES, spent: s.spent, committed, resumesAt: null };
   }

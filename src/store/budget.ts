@@ -15,7 +15,7 @@ export const UNPRICED_WINDOW_MS = 86_400_000;
 export async function budgetSpend(db: Db, campaignId: number, dayStart: number, now: number): Promise<BudgetSpend> {
   const all = await db
     .selectFrom('call_results')
-    .select([sql<number | null>`sum(cost)`.as('spent'), sql<number>`count(cost)`.as('costed')])
+    .select([sql<number | null>`sum(cost)`.as('spent'), sql<number>`count(cost)`.as('costed'), sql<number | null>`max(cost)`.as('largest')])
     .where('campaign_id', '=', campaignId)
     .executeTakeFirst();
   const today = await db
@@ -37,5 +37,5 @@ export async function budgetSpend(db: Db, campaignId: number, dayStart: number, 
       ]),
     )
     .executeTakeFirst();
-  return { spent: Number(all?.spent ?? 0), costed: Number(all?.costed ?? 0), spentToday: Number(today?.spent ?? 0), pending: Number(pending?.n ?? 0) };
+  return { spent: Number(all?.spent ?? 0), costed: Number(all?.costed ?? 0), spentToday: Number(today?.spent ?? 0), pending: Number(pending?.n ?? 0), largest: Number(all?.largest ?? 0) };
 }

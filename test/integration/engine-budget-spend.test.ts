@@ -40,16 +40,16 @@ describe('budget spending', () => {
     await attempt(5, 'unknown', now - 1000); // make_call answer lost
     await attempt(6, 'never-placed', now - 1000);
     const spend = await budgetSpend(store.db, 1, 10 * DAY, now);
-    expect(spend).toEqual({ spent: 4, costed: 2, spentToday: 1.5, pending: 3 });
-    // Mean 2.00: 4 spent + 3 pending × 2 + the next 2 = 12.
-    expect(budgetHold({ maxCost: 12, maxCostPerDay: null, assumedCostPerCall: 1 }, spend, 0, 0)).toBeNull();
-    expect(budgetHold({ maxCost: 11.99, maxCostPerDay: null, assumedCostPerCall: 1 }, spend, 0, 0)?.cap).toBe('max_cost');
+    expect(spend).toEqual({ spent: 4, costed: 2, spentToday: 1.5, pending: 3, largest: 2.5 });
+    // 4 spent + 3 pending at the largest cost (2.50) + the next at the mean (2.00) = 13.50.
+    expect(budgetHold({ maxCost: 13.5, maxCostPerDay: null, assumedCostPerCall: 1 }, spend, 0, 0)).toBeNull();
+    expect(budgetHold({ maxCost: 13.49, maxCostPerDay: null, assumedCostPerCall: 1 }, spend, 0, 0)?.cap).toBe('max_cost');
   });
 
   it('a cost arriving late is added when it arrives', async () => {
     await attempt(1, 'ended', now - 1000, null);
-    expect(await budgetSpend(store.db, 1, 10 * DAY, now)).toEqual({ spent: 0, costed: 0, spentToday: 0, pending: 1 });
+    expect(await budgetSpend(store.db, 1, 10 * DAY, now)).toEqual({ spent: 0, costed: 0, spentToday: 0, pending: 1, largest: 0 });
     await mergeCallResult(store.db, { attemptId: 1, campaignId: 1, leadId: 1 }, readGivenCall({ id: 1, status: 'completed', cost: 0.3 }, 'UTC').fields, { source: 'poll', now, keepTranscripts: false });
-    expect(await budgetSpend(store.db, 1, 10 * DAY, now)).toEqual({ spent: 0.3, costed: 1, spentToday: 0.3, pending: 0 });
+    expect(await budgetSpend(store.db, 1, 10 * DAY, now)).toEqual({ spent: 0.3, costed: 1, spentToday: 0.3, pending: 0, largest: 0.3 });
   });
 });
