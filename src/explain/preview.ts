@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { capHold } from '../engine/caps.js';
+import { previewBudget, renderBudgetPreview, type BudgetPreview } from './budget-preview.js';
 import { readLeadFacts } from '../engine/person-hold.js';
 import { planLead, type LeadPlan } from '../engine/planner.js';
 import { runtimeCampaign, type RuntimeCampaign } from '../engine/runtime-campaign.js';
@@ -28,6 +29,8 @@ export interface CampaignPreview {
   reasons: Record<PreviewBucket, Record<string, number>>;
   /** Set when the campaign is not in the store yet (its leads were never imported). */
   note?: string;
+  /** The campaign's budget against its leads (README, "Budgets"); absent without a budget. */
+  budget?: BudgetPreview;
 }
 
 export interface PreviewOptions {
@@ -90,6 +93,10 @@ export async function previewCampaigns(db: Kysely<Database>, configs: readonly C
         const [bucket, reason] = await judge(ctx, lead);
         add(bucket, reason);
       }
+    }
+    if (cfg.budget) {
+      const toCall = preview.leads - preview.counts.never - (preview.reasons.now['live-call'] ?? 0);
+      preview.budget = await previewBudget(db, row.id, cfg.budget, zone, now, toCall);
     }
   }
   return out;
@@ -193,6 +200,7 @@ export function renderPreview(previews: readonly CampaignPreview[]): string {
       const entries = Object.entries(p.reasons[b]).sort((x, y) => y[1] - x[1]);
       if (entries.length > 0) out.push(`  ${label[b]}: ${entries.map(([r, n]) => `${r} ${n}`).join(', ')}`);
     }
+    if (p.budget) out.push(...renderBudgetPreview(p.budget));
   }
   return `${out.join('\n')}\n`;
 }
