@@ -15,10 +15,10 @@ import { EXTRACTED_VARIABLES_FIELD, onResultField } from './on-result-spec.js';
 export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
 
 /**
- * What a live call counts for in a budget before any call of the campaign has a known cost.
+ * What a call counts for in a budget before any call of the campaign has a known cost.
  * Deliberately high for a call of a few minutes (the simulator's and the service's calls
- * cost cents per minute): a first guess too low could let the first calls overshoot the
- * cap, one too high only places the first calls more slowly, until the mean is known.
+ * cost cents per minute): until the first cost is known calls go out one at a time, so a
+ * guess too low cannot overshoot by more than one call; one too high holds back sooner.
  */
 export const DEFAULT_ASSUMED_COST_PER_CALL = 1;
 
@@ -235,12 +235,12 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
         max_cost_per_day: { spec: { kind: 'amount', min: 0 }, description: "Most it may spend in one day, the campaign's day in its timezone.", example: 50 },
         assumed_cost_per_call: {
           spec: { kind: 'amount', min: 0 },
-          description: `What a live call counts for before any call's cost is known. Default: ${DEFAULT_ASSUMED_COST_PER_CALL}.`,
+          description: `What a call counts for before any call's cost is known (until then one call at a time is placed). Default: ${DEFAULT_ASSUMED_COST_PER_CALL}.`,
           example: 0.5,
         },
       },
     },
-    description: 'Caps on what the campaign spends (README, "Budgets"): no call is placed that could take it over; live calls count at the mean cost per call so far.',
+    description: 'Caps on what the campaign spends (README, "Budgets"): no call is placed that could take it over; unpriced calls count at the largest cost per call so far, the next call at the mean.',
     example: { max_cost: 250, max_cost_per_day: 50 },
   },
   allow_duplicates: {

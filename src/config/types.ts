@@ -126,7 +126,7 @@ export interface CampaignBudget {
   maxCost: number | null;
   /** Per day, the campaign's day in its zone. */
   maxCostPerDay: number | null;
-  /** What a live call counts for until a call's cost is known. */
+  /** What a call counts for until a call's cost is known (one call at a time until then). */
   assumedCostPerCall: number;
 }
 
