@@ -27,7 +27,7 @@ export function renderBudget(c: CampaignStatus): Html | '' {
       ? html`<p><b>${money(b.spent)}</b> spent</p>`
       : html`<p><b class="spent">${money(b.spent)}</b> of ${money(b.max_cost)} spent · <span class="remaining">${money(b.remaining ?? 0)}</span> left</p>${meter(b.spent, b.max_cost, `${money(b.spent)} spent of ${money(b.max_cost)}`)}`;
   const today = b.max_cost_per_day === null ? '' : html`<p>today ${money(b.spent_today)} of ${money(b.max_cost_per_day)}</p>`;
-  const held = b.paused ? html`<p class="problem">paused (budget): raise the cap in the campaign file to resume</p>` : '';
+  const held = b.paused ? html`<p class="problem">paused (budget): raise the cap in the campaign file to resume${b.max_cost_per_day === null ? '' : "; a daily cap also lets calls through again at the campaign's midnight"}</p>` : '';
   return html`<div class="cell budget"><h3>Budget</h3>${total}${today}<p><small>projected <span class="projected">${money(b.projected)}</span> for the leads still to call</small></p>${held}</div>`;
 }
 

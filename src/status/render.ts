@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { renderHookLines } from '../hooks/status.js';
 import { formatIn } from '../time/duration-format.js';
 import { statusProblems } from './problems.js';
+import { renderBudgetLines } from './render-budget.js';
 import { renderVariantLines } from './render-variants.js';
 import type { CampaignStatus, StatusReport } from './types.js';
 
@@ -51,6 +52,8 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   }
   const predialLines = report.campaigns.filter((c) => c.predial?.last_failure).map((c) => predialLine(c, options.now));
   if (predialLines.length) lines.push('', ...predialLines);
+  const budgetLines = renderBudgetLines(report.campaigns);
+  if (budgetLines.length) lines.push('', ...budgetLines);
   for (const c of report.campaigns) if (c.variants) lines.push('', ...renderVariantLines(c));
   if (report.hooks?.length) lines.push('', ...renderHookLines(report.hooks));
   const problems = statusProblems(report);
