@@ -14,6 +14,8 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import { ManualClock } from '../../src/time/clock.js';
 import { openTestStore } from '../helpers/test-store.js';
+import { explainNumber } from '../../src/explain/explain.js';
+import { upsertDaemon } from './status-fixture.js';
 
 let store: DatabaseHandle | undefined;
 afterEach(async () => {
@@ -92,5 +94,19 @@ describe('budgets: the campaign day and late costs', () => {
     expect(await budgetAt(now)).toMatchObject({ spent: 0.5, paused: true }); // 0.50 + 0.40 + 0.25 > 1.00
     await price(third, null, 0.45, now);
     expect(await budgetAt(now)).toMatchObject({ spent: 0.95, remaining: 0.05, paused: true }); // 0.95 + 0.32 > 1.00
+  });
+
+  it('explain says a lead waits for the first price, then that a cap holds it and how to resume', async () => {
+    const now = Date.parse('2026-11-26T15:00:00Z');
+    await open('UTC', { maxCost: 1, maxCostPerDay: null, assumedCostPerCall: 0.01 });
+    await upsertDaemon(store!.db, { instance: 'i', pid: 1, hostname: 'h', heartbeatAt: now });
+    const phone = '+12125559999';
+    await store!.db.insertInto('leads').values({ campaign_id: campaignId, dedupe_key: phone, phone_number: phone, state: 'pending', state_reason: null, next_due_at: null, remote_lead_id: null, source_file: null, source_line: null, timezone: null, created_at: 0, updated_at: 0 }).execute();
+    const reasonNow = async () => (await explainNumber(store!.db, phone, now, () => true)).leads[0]!;
+    await call(now - 60_000, null); // ended, its cost still to come: no cost known yet
+    expect(await reasonNow()).toMatchObject({ reason: 'budget-exhausted', message: expect.stringMatching(/^waiting for a price \(budget\): no call has a known cost yet/) });
+    expect(await budgetAt(now)).toMatchObject({ paused: false });
+    await call(now - 30_000, 0.95);
+    expect((await reasonNow()).message).toMatch(/^paused \(budget\): budget max_cost 1\.00: 0\.95 spent .*raise budget\.max_cost in the campaign file and reload/);
   });
 });
