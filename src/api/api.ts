@@ -58,7 +58,7 @@ export function createApi(deps: ApiDeps, routes: readonly Route[]): Api {
         let body: unknown;
         if (route.body) {
           bodyRead = true;
-          body = await readJsonBody(req, route.body);
+          body = await readJsonBody(req, route.body, route.bodyPrecheck ? { precheck: route.bodyPrecheck } : {});
         }
         const answer = await route.handle({ params, query, body, headers: req.headers, keyName, deps });
         await send(res, answer, req.method === 'HEAD');

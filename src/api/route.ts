@@ -48,6 +48,12 @@ export interface Route<P = unknown, Q = unknown, B = unknown> {
   query?: z.ZodType<Q>;
   /** The body's schema (registered in schemas.ts); absent: the route takes no body. */
   body?: z.ZodType<B>;
+  /**
+   * A cheaper check run before the body's schema: it may say yes only to bodies the schema
+   * accepts unchanged, and a body it refuses is judged by the schema (whose errors answer).
+   * For bodies where the schema's walk is costly (10,000 leads).
+   */
+  bodyPrecheck?: (value: unknown) => boolean;
   /** Request headers the route reads (documented as parameters). */
   headers?: { name: string; description: string }[];
   /** Success answers; the problem answers are added by the document for every route. */
