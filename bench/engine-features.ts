@@ -293,14 +293,15 @@ try {
   const recordMs: number[] = [];
   // chrono-node builds its parsers on first use (~200 ms, once per process): not a per-outcome cost.
   for (const phrase of CALLBACK_PHRASES) readCallbackTime(phrase, { reference: dstack.clock.now(), zone: 'Europe/Berlin', horizonDays: 14 });
-  for (let i = 0; i < DECISIONS; i++) {
-    let t0 = performance.now();
+  const plainOne = async (i: number): Promise<void> => {
+    const t0 = performance.now();
     await record(plainAttempts[i]!, i);
     plainMs.push(performance.now() - t0);
-
+  };
+  const featuredOne = async (i: number): Promise<void> => {
     // Per claim and per dial pass, not per outcome: timed apart, reported beside.
     const a = featuredAttempts[i]!;
-    t0 = performance.now();
+    let t0 = performance.now();
     await settleLeadVariants(dstack.db, [{ leadId: a.lead_id, variant: pickVariant(variants, a.lead_id).name }], variants.map((v) => v.name));
     const t1 = performance.now();
     await readBudgetFacts(dstack.db, featuredCampaign, dstack.clock.now());
@@ -318,6 +319,16 @@ try {
     featuredMs.push(t4 - t0);
     callbackMs.push(t3 - t0);
     recordMs.push(t4 - t3);
+  };
+  // Which of the two goes first alternates too: neither always follows the other's commit.
+  for (let i = 0; i < DECISIONS; i++) {
+    if (i % 2 === 0) {
+      await plainOne(i);
+      await featuredOne(i);
+    } else {
+      await featuredOne(i);
+      await plainOne(i);
+    }
   }
   const p = summary(plainMs);
   const f = summary(featuredMs);
