@@ -229,6 +229,9 @@ const note = `${PAIRS} pairs of ${LEADS} calls, ${dialectLabel(dialect)}`;
 reportFigure(BENCH, 'plain: calls placed/s (median of rounds)', median(of('plain', 'placedRate')), 'calls/s', undefined, note);
 reportFigure(BENCH, 'featured: calls placed/s (median of rounds)', median(of('featured', 'placedRate')), 'calls/s', undefined, 'rules, 3 variants, budget');
 reportFigure(BENCH, 'throughput ratio featured ÷ plain, placed (median of pairs)', median(pairRatios('placedRate')), '', atLeast(0.9, ''), `worst pair ${fmt(Math.min(...pairRatios('placedRate')), 2)}`);
+const cpuOf = (kind: 'plain' | 'featured'): number[] => rounds.filter((r) => r.kind === kind).map((r) => r.cpuMsPerCall);
+// The steadier figure on a shared machine: CPU per call moves less with the load than calls/s.
+reportFigure(BENCH, 'CPU per call featured ÷ plain (median of rounds)', median(cpuOf('featured')) / median(cpuOf('plain')), '', undefined, `${fmt(median(cpuOf('plain')), 2)} → ${fmt(median(cpuOf('featured')), 2)} ms (engine + client + simulator)`);
 reportFigure(BENCH, 'throughput ratio featured ÷ plain, decided (median of pairs)', median(pairRatios('decidedRate')), '', atLeast(0.9, ''), `worst pair ${fmt(Math.min(...pairRatios('decidedRate')), 2)}; until every outcome is final`);
 
 // ---- 2. the cost of deciding one outcome ----------------------------------------------
