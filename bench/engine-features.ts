@@ -15,7 +15,8 @@
 //     yet; callbacks will, once per outcome). Goal: p99 featured − p99 plain ≤ 1 ms.
 //     The budget's spending (read once per dial pass) and the lead's variant (settled once
 //     per claim) are timed beside, without a goal: their cost is in the throughput figures.
-// `--statements` prints the SQL statements per call of the last plain and featured rounds.
+// `--statements` prints the SQL statements per call of the last plain and featured rounds,
+// and per outcome of each side of the decision figure.
 import { performance } from 'node:perf_hooks';
 import type { CampaignConfig } from '../src/config/types.js';
 import { readBudgetFacts } from '../src/engine/budget-read.js';
@@ -296,9 +297,19 @@ try {
   const recordMs: number[] = [];
   // chrono-node builds its parsers on first use (~200 ms, once per process): not a per-outcome cost.
   for (const phrase of CALLBACK_PHRASES) readCallbackTime(phrase, { reference: dstack.clock.now(), zone: 'Europe/Berlin', horizonDays: 14 });
+  // --statements: each side's statements per outcome, counted around its transaction alone.
+  const sideStatements = { plain: new Map<string, StatementStat>(), featured: new Map<string, StatementStat>() };
+  const counted = async (side: 'plain' | 'featured', work: () => Promise<void>): Promise<void> => {
+    statements?.reset();
+    await work();
+    for (const st of statements?.stats() ?? []) {
+      const into = sideStatements[side].get(st.sql) ?? { sql: st.sql, count: 0, ms: 0 };
+      sideStatements[side].set(st.sql, { sql: st.sql, count: into.count + st.count, ms: into.ms + st.ms });
+    }
+  };
   const plainOne = async (i: number): Promise<void> => {
     const t0 = performance.now();
-    await record(plainAttempts[i]!, i);
+    await counted('plain', () => record(plainAttempts[i]!, i));
     plainMs.push(performance.now() - t0);
   };
   const featuredOne = async (i: number): Promise<void> => {
@@ -317,7 +328,7 @@ try {
     const reading = readCallbackTime(CALLBACK_PHRASES[i % CALLBACK_PHRASES.length], { reference: dstack.clock.now(), zone: 'Europe/Berlin', horizonDays: 14 });
     const t3 = performance.now();
     if (!reading.ok) throw new Error(`"${reading.asked}" was not read: ${reading.reason}`);
-    await record(a, i);
+    await counted('featured', () => record(a, i));
     const t4 = performance.now();
     featuredMs.push(t4 - t0);
     callbackMs.push(t3 - t0);
@@ -332,6 +343,12 @@ try {
       await featuredOne(i);
       await plainOne(i);
     }
+  }
+  for (const side of ['plain', 'featured'] as const) {
+    if (!statements) break;
+    const list = [...sideStatements[side].values()].sort((x, y) => y.ms - x.ms);
+    console.log(`  ${side} outcome's statements: ${fmt(list.reduce((a, x) => a + x.count, 0) / DECISIONS, 1)} per outcome, ${fmt(list.reduce((a, x) => a + x.ms, 0) / DECISIONS, 3)} ms`);
+    for (const st of list.slice(0, 15)) console.log(`    ${fmt(st.count / DECISIONS, 2).padStart(6)}/outcome ${fmt((st.ms * 1000) / DECISIONS, 0).padStart(5)} µs/outcome  ${st.sql.slice(0, 140)}`);
   }
   const p = summary(plainMs);
   const f = summary(featuredMs);
