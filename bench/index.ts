@@ -37,6 +37,7 @@ const BENCHES: Bench[] = [
   { file: 'who-claim.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'daemon-memory.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-throughput.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
+  { file: 'engine-features.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'engine-calls.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'engine-retries.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'window.ts', args: () => [], parse: windowFigures },

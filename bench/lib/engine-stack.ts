@@ -65,6 +65,8 @@ export interface BenchStack {
   webhookArrivals: number[];
   /** Call id → simulated instant its first applied webhook arrived. */
   webhookAppliedAt: Map<string, number>;
+  /** The lease's fencing token claims are made under (PostgreSQL); null on SQLite. */
+  fenceToken: number | null;
   startEngine(): Promise<Engine>;
   close(): Promise<void>;
 }
@@ -176,6 +178,7 @@ export async function startBenchStack(opts: BenchStackOptions): Promise<BenchSta
       resetCounts: () => requests.clear(),
       webhookArrivals,
       webhookAppliedAt,
+      fenceToken,
       async startEngine() {
         const e = createEngine({
           db,

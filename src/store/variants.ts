@@ -18,11 +18,15 @@ export const VARIANTS_MIGRATION = '0018_variants';
 export async function settleLeadVariants(db: Kysely<Database>, proposals: readonly { leadId: number; variant: string }[], known: readonly string[]): Promise<Map<number, string>> {
   const stored = new Map<number, string>();
   if (proposals.length === 0) return stored;
-  for (const p of proposals) {
+  // One UPDATE per proposed variant, not per lead: the dial loop settles every lead of a
+  // pass, and on PostgreSQL each statement outside a transaction is a round trip and a commit.
+  const byVariant = new Map<string, number[]>();
+  for (const p of proposals) byVariant.set(p.variant, [...(byVariant.get(p.variant) ?? []), p.leadId]);
+  for (const [variant, ids] of byVariant) {
     await db
       .updateTable('leads')
-      .set({ variant: p.variant })
-      .where('id', '=', p.leadId)
+      .set({ variant })
+      .where('id', 'in', ids)
       .where((eb) => eb.or([eb('variant', 'is', null), eb('variant', 'not in', known)]))
       .execute();
   }

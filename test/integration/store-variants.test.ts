@@ -64,6 +64,18 @@ describe('store: assistant variants', () => {
     expect(await settleLeadVariants(store.db, [{ leadId: 1, variant: 'c' }, { leadId: 2, variant: 'c' }], ['a', 'b', 'c'])).toEqual(new Map([[1, 'a'], [2, 'b']]));
   });
 
+  it('settles a pass of 100 leads in one statement per proposed variant, not one per lead (PostgreSQL: each is a round trip and a commit)', async () => {
+    await addCampaign(testCampaignConfig('ab', { variants }));
+    for (let id = 1; id <= 100; id++) await addLead(id, id === 7 ? 'b' : null);
+    let statements = 0;
+    const counted = store.db.withPlugin({ transformQuery: (a) => (statements++, a.node), transformResult: async (a) => a.result });
+    const proposals = Array.from({ length: 100 }, (_, i) => ({ leadId: i + 1, variant: pickVariant(variants, i + 1).name }));
+    const stored = await settleLeadVariants(counted, proposals, ['a', 'b', 'c']);
+    expect(statements).toBeLessThanOrEqual(4); // three variants' UPDATEs and the read back
+    // Lead 7 keeps the variant it held; every other lead got its proposal.
+    for (const p of proposals) expect(stored.get(p.leadId)).toBe(p.leadId === 7 ? 'b' : p.variant);
+  });
+
   it('counts successes by success_when per lead, with the Wilson interval and the test of the stats module', async () => {
     await addCampaign(testCampaignConfig('ab', { variants: variants.slice(0, 2), successWhen: { variable: 'interested', values: ['yes'] } }));
     // a: 10 leads called; 6 reached, 4 of them say yes (one says " YES " twice: one lead). b: 8 called, 5 reached, 1 yes.
