@@ -12,7 +12,8 @@ import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
 import { migrateToLatest } from './store/migrate.js';
-import { createEngine, type Engine } from './engine/engine.js';
+import { createAccountEngines, type AccountEngines, type AccountLane } from './engine/accounts.js';
+import { DEFAULT_ACCOUNT } from './config/accounts.js';
 import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   tokenSource?: () => string;
   /** The rate budget's counters, written with each heartbeat for `status` (a separate process). */
   apiCounters?: () => ApiCounters;
+  /** Each account's client (several accounts, README "Many accounts"); absent: `client` is the one account, "default". */
+  accounts?: AccountLane[];
   /** The dashboard token (read from the variable http.dashboard_token_env names); undefined: none. */
   dashboardToken?: string;
 }
@@ -74,7 +77,7 @@ export class DashboardExposureError extends Error {
 
 export interface App {
   db: Kysely<Database>;
-  engine: Engine;
+  engine: AccountEngines;
   metrics: Metrics;
   httpPort: number | null;
   /** Rereads campaign files, lead files and the suppression list (SIGHUP). */
@@ -133,13 +136,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
     cleanups.push(() => predial.close());
     let elector: Elector | null = null;
 
-    const engine = createEngine({
+    const engine = createAccountEngines({
       db,
-      client: opts.client,
+      accounts: opts.accounts ?? [{ name: DEFAULT_ACCOUNT, client: opts.client, maxCallsInParallel: daemon.maxCallsInParallel }],
       clock,
       logger,
       instanceId,
-      accountMaxCalls: daemon.maxCallsInParallel,
       settleSeconds: daemon.unknownAttemptSettleSeconds,
       serverTimezone: daemon.api.serverTimezone,
       webhooksEnabled: opts.webhookSecret() !== undefined,

@@ -5,6 +5,7 @@
 // campaign (listed in docs/simulator.md): max_calls_in_parallel 3, max_retries 3, retry_interval 60 s. The calling
 // window (allowed_days, allowed_hours_*) has no default on purpose: calling people is
 // regulated, and campaignd never guesses when it may call them.
+import { ACCOUNT_NAME_PATTERN } from './daemon-spec.js';
 import { isSupportedCountry } from 'libphonenumber-js';
 import { RETRYABLE_CLASSES, WEEKDAY_NAMES } from './types.js';
 import type { Field, Spec } from './spec.js';
@@ -39,6 +40,11 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
     spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, noun: 'campaign name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-" (the name is typed in commands)' },
     description: 'Unique campaign name, used in commands. Default: the file name without extension.',
     example: 'spring-renewals',
+  },
+  account: {
+    spec: { kind: 'string', pattern: ACCOUNT_NAME_PATTERN, noun: 'account name', patternHint: 'use the name of one of the daemon file\'s accounts:' },
+    description: 'The account (accounts: in the daemon file) this campaign dials under; needed when there are several (README, "Many accounts").',
+    example: 'acme',
   },
   assistant_id: {
     spec: { kind: 'integer', min: 1 },

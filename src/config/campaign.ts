@@ -84,6 +84,7 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
     leads: leads.file !== undefined ? { file: path.resolve(path.dirname(absolute), leads.file) } : { remoteCampaignId: leads.remote_campaign_id as number },
     allowDuplicates: written.allow_duplicates as boolean,
   };
+  if (written.account !== undefined) campaign.account = written.account as string;
   if (written.timezone !== undefined) campaign.timezone = written.timezone as string;
   if (local) campaign.leadLocalHours = { start: local.start, end: local.end };
   if (written.default_country !== undefined) campaign.defaultCountry = written.default_country as string;

@@ -8,6 +8,23 @@ export const DEFAULT_LEASE_SECONDS = 10;
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
+/** Both sliding windows of the service's limiter, for api: and for each account. */
+const RATE_LIMIT_FIELD: Field = {
+  spec: {
+    kind: 'object',
+    fields: {
+      requests_per_minute: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 100, description: 'Requests in any 60 s (a sliding window).', example: 100 },
+      burst: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 20, description: 'Requests in any burst_window_seconds (a sliding window).', example: 20 },
+      burst_window_seconds: { spec: { kind: 'integer', min: 1, max: 60 }, default: 10, description: 'Length of the burst window.', example: 10 },
+    },
+  },
+  default: {},
+  description: "One budget for every request to the service, mirroring the service's limiter (both windows counted on request start).",
+};
+
+/** An account's name: typed in campaign files and shown by status and /metrics. */
+export const ACCOUNT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 /** Every field of campaignd.yaml. */
 export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
   api: {
@@ -24,23 +41,35 @@ export const DAEMON_FIELDS: Readonly<Record<string, Field>> = {
           },
           description: 'Not allowed: use token_file or CAMPAIGND_API_TOKEN.',
         },
-        rate_limit: {
-          spec: {
-            kind: 'object',
-            fields: {
-              requests_per_minute: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 100, description: 'Requests in any 60 s (a sliding window).', example: 100 },
-              burst: { spec: { kind: 'integer', min: 1, max: 100_000 }, default: 20, description: 'Requests in any burst_window_seconds (a sliding window).', example: 20 },
-              burst_window_seconds: { spec: { kind: 'integer', min: 1, max: 60 }, default: 10, description: 'Length of the burst window.', example: 10 },
-            },
-          },
-          default: {},
-          description: "One budget for every request to the service, mirroring the service's limiter (both windows counted on request start).",
-        },
+        rate_limit: RATE_LIMIT_FIELD,
         server_timezone: { spec: { kind: 'zone' }, default: 'UTC', description: 'Zone of the service\'s "YYYY-MM-DD HH:MM:SS" timestamps.', example: 'UTC' },
       },
     },
     default: {},
     description: 'How to reach the Voice Assistant Calling Service.',
+  },
+  accounts: {
+    spec: {
+      kind: 'list',
+      minItems: 1,
+      item: {
+        kind: 'object',
+        exactlyOneOf: ['token_file', 'token_env'],
+        fields: {
+          name: {
+            spec: { kind: 'string', pattern: ACCOUNT_NAME_PATTERN, noun: 'account name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-"' },
+            required: true,
+            description: 'The name a campaign gives in account:, shown by status and /metrics.',
+            example: 'acme',
+          },
+          token_file: { spec: { kind: 'path' }, description: "File holding this account's API token (reread on SIGHUP).", example: '/run/credentials/campaignd/acme-token' },
+          token_env: { spec: { kind: 'env-name' }, description: "Environment variable holding this account's API token.", example: 'ACME_API_TOKEN' },
+          rate_limit: { ...RATE_LIMIT_FIELD, description: "This account's own budget (both windows); default: the service's 20 per 10 s and 100 per minute." },
+          max_calls_in_parallel: { spec: { kind: 'integer', min: 1, max: 100_000 }, description: "Optional cap on this account's live calls over its campaigns.", example: 10 },
+        },
+      },
+    },
+    description: 'Several accounts at the service (README, "Many accounts"), each with its own token, rate budget and live-call cap, all at api.base_url; a campaign names its account.',
   },
   database: {
     spec: { kind: 'path' },

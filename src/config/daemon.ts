@@ -6,7 +6,7 @@ import { ProblemSink, sortByPosition } from './problems.js';
 import { parseSource, type ParsedSource, type SyntaxProblem } from './source.js';
 import { checkUrl } from './address.js';
 import { checkValue, describe } from './spec.js';
-import type { ConfigProblem, DaemonConfig } from './types.js';
+import type { AccountConfig, ConfigProblem, DaemonConfig } from './types.js';
 import { isPostgresUrl, urlHasPassword } from '../store/database-url.js';
 import type { HookEventType } from '../store/results-hook-types.js';
 
@@ -89,12 +89,38 @@ export function parseDaemonFile(file: string, text: string, env: Record<string, 
     hooks: (written.hooks ?? []).filter((h) => h.url && h.secret_env && h.events).map((h) => ({ url: h.url!, secretEnv: h.secret_env!, events: [...new Set(h.events!)] })),
   };
   if (written.api?.token_file !== undefined) daemon.api.tokenFile = resolve(written.api.token_file);
+  if (written.accounts !== undefined) daemon.accounts = writtenAccounts(written.accounts, resolve, sink);
   if (written.database_password_file !== undefined) daemon.databasePasswordFile = resolve(written.database_password_file);
   if (written.max_calls_in_parallel !== undefined) daemon.maxCallsInParallel = written.max_calls_in_parallel;
   if (written.suppression_file !== undefined) daemon.suppressionFile = resolve(written.suppression_file);
   if (written.calling_rules !== undefined) daemon.callingRulesFile = resolve(written.calling_rules);
   if (written.max_attempts_per_number !== undefined) daemon.maxAttemptsPerNumber = { count: written.max_attempts_per_number.count, windowHours: written.max_attempts_per_number.window_hours };
   return { daemon, problems: sortByPosition(sink.problems), syntaxErrors: [], locate: source.locate };
+}
+
+/** The accounts as written, normalised; a second account of the same name is an error on it. */
+function writtenAccounts(list: NonNullable<Written['accounts']>, resolve: (p: string) => string, sink: ProblemSink): AccountConfig[] {
+  const out: AccountConfig[] = [];
+  for (const [i, a] of list.entries()) {
+    if (a.name === undefined || (a.token_file === undefined) === (a.token_env === undefined)) continue; // reported by the spec
+    if (out.some((o) => o.name === a.name)) {
+      sink.error(['accounts', i, 'name'], `the account name "${a.name}" is used twice`, { hint: 'give each account its own name' });
+      continue;
+    }
+    const account: AccountConfig = {
+      name: a.name,
+      rateLimit: {
+        requestsPerMinute: a.rate_limit?.requests_per_minute ?? 100,
+        burst: a.rate_limit?.burst ?? 20,
+        burstWindowSeconds: a.rate_limit?.burst_window_seconds ?? 10,
+      },
+    };
+    if (a.token_file !== undefined) account.tokenFile = resolve(a.token_file);
+    if (a.token_env !== undefined) account.tokenEnv = a.token_env;
+    if (a.max_calls_in_parallel !== undefined) account.maxCallsInParallel = a.max_calls_in_parallel;
+    out.push(account);
+  }
+  return out;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -116,6 +142,13 @@ interface Written {
   http?: { listen?: { host: string; port: number }; dashboard_token_env?: string };
   webhook?: { secret_env?: string; register?: boolean; public_url?: string };
   max_calls_in_parallel?: number;
+  accounts?: {
+    name?: string;
+    token_file?: string;
+    token_env?: string;
+    rate_limit?: { requests_per_minute?: number; burst?: number; burst_window_seconds?: number };
+    max_calls_in_parallel?: number;
+  }[];
   suppression_file?: string;
   calling_rules?: string;
   max_attempts_per_number?: { count: number; window_hours: number };

@@ -8,7 +8,8 @@ import { parseCampaignSource, type CampaignParseResult } from './campaign.js';
 import { parseDaemonFile } from './daemon.js';
 import { hasErrors, ProblemSink } from './problems.js';
 import type { FieldPath } from './source.js';
-import type { CampaignConfig, ConfigProblem, LoadedConfig } from './types.js';
+import type { CampaignConfig, ConfigProblem, DaemonConfig, LoadedConfig } from './types.js';
+import { daemonAccounts } from './accounts.js';
 import { applyCallingPolicy } from './calling-policy.js';
 import { checkMoveTargets } from './on-result-links.js';
 
@@ -66,6 +67,7 @@ export async function loadConfig(configPath: string, env: Record<string, string 
   duplicateNames(results);
   checkMoveTargets(results);
   callCapRule(results, daemon.maxCallsInParallel);
+  accountRule(results, daemon);
   await applyCallingPolicy(daemon, results, daemonSink);
 
   const problems: ConfigProblem[] = [...daemonSink.problems, ...unreadable.map((u) => u.problem)];
@@ -143,6 +145,24 @@ function callCapRule(results: CampaignParseResult[], cap: number | undefined): v
     sink.warning(['max_calls_in_parallel'], `${r.campaign.maxCallsInParallel} is above the daemon's max_calls_in_parallel (${cap}), which caps it`, {
       hint: `lower it to ${cap} or raise the daemon's cap`,
     });
+    r.problems.push(...sink.problems);
+  }
+}
+
+/** A campaign names an account the daemon file has; with several accounts it must name one. */
+function accountRule(results: CampaignParseResult[], daemon: DaemonConfig): void {
+  const names = daemonAccounts(daemon).map((a) => a.name);
+  const several = names.length > 1;
+  for (const r of results) {
+    if (!r.campaign) continue;
+    const sink = new ProblemSink(r.campaign.file, r);
+    const named = r.campaign.account;
+    if (named === undefined) {
+      if (several) sink.error(['account'], `missing field "account": the daemon file (${daemon.file}) lists ${names.length} accounts`, { at: 'key', hint: `add account: with one of ${names.join(', ')}` });
+    } else if (!names.includes(named)) {
+      const hint = daemon.accounts ? `use one of ${names.join(', ')}, or add "${named}" to accounts: in ${daemon.file}` : `remove account:, or list the accounts under accounts: in ${daemon.file} (README, "Many accounts")`;
+      sink.error(['account'], `unknown account "${named}"`, { hint });
+    }
     r.problems.push(...sink.problems);
   }
 }

@@ -39,6 +39,8 @@ export interface DaemonConfig {
   webhook: { secretEnv: string; register?: boolean; publicUrl?: string };
   /** Account-wide cap on live calls over all campaigns. */
   maxCallsInParallel?: number;
+  /** Several accounts at the service (accounts: in the file); absent: the api: block is the one account (accounts.ts). */
+  accounts?: AccountConfig[];
   suppressionFile?: string;
   /** Who may be called (docs/design.md §11): calling_rules (absolute path) and max_attempts_per_number of the daemon file, for every campaign. */
   callingRulesFile?: string;
@@ -51,6 +53,16 @@ export interface DaemonConfig {
   ha: { leaseSeconds: number };
   /** Where results are pushed (docs/design.md §9); absent or empty: nowhere. */
   hooks?: { url: string; secretEnv: string; events: HookEventType[] }[];
+}
+
+/** One account at the service: its token, its own rate budget and live-call cap. */
+export interface AccountConfig {
+  name: string;
+  /** Exactly one of: an absolute token file, or an environment variable holding the token. */
+  tokenFile?: string;
+  tokenEnv?: string;
+  rateLimit: { requestsPerMinute: number; burst: number; burstWindowSeconds: number };
+  maxCallsInParallel?: number;
 }
 
 /** One assistant variant of an A/B test (`assistants:` in the campaign file). */
@@ -68,6 +80,8 @@ export interface SuccessWhen {
 
 export interface CampaignConfig {
   name: string;
+  /** The account it dials under (account:); absent: the daemon's only account. */
+  account?: string;
   /** Absolute path of the campaign file. */
   file: string;
   /** The assistant (with variants: the first variant's, for the window's zone and the service's campaign checks). */

@@ -9,8 +9,12 @@ import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.j
 // the webhook path share this one copy; a reload or an operator's change refreshes it.
 
 export interface CampaignView {
+  /** Any campaign (a webhook or an outcome may concern another account's). */
   get(id: number): RuntimeCampaign | undefined;
+  /** The campaigns this engine dials and polls (its account's). */
   values(): IterableIterator<RuntimeCampaign>;
+  /** Whether the campaign is one of values(). */
+  owns(id: number): boolean;
   /** Changes whenever a campaign's state, settings or problem changed. */
   version(): string;
   /** Reloads the campaigns when their control rows changed (always when `force`). */
@@ -20,13 +24,16 @@ export interface CampaignView {
   suppressed(phone: string): boolean;
 }
 
-export function createCampaignView(db: Kysely<Database>, log: Logger): CampaignView {
+/** `dials`: which campaigns this engine dials (its account's); absent: all of them. */
+export function createCampaignView(db: Kysely<Database>, log: Logger, dials?: (c: RuntimeCampaign) => boolean): CampaignView {
   let campaigns = new Map<number, RuntimeCampaign>();
+  let own = campaigns;
   let version = '';
   let suppressed = new Set<string>();
   return {
     get: (id) => campaigns.get(id),
-    values: () => campaigns.values(),
+    values: () => own.values(),
+    owns: (id) => !dials || own.has(id),
     version: () => version,
     async refresh(force = false) {
       const rows = await campaignControlRows(db);
@@ -34,6 +41,7 @@ export function createCampaignView(db: Kysely<Database>, log: Logger): CampaignV
       if (!force && next === version) return;
       version = next;
       campaigns = new Map((await loadRuntimeCampaigns(db)).map((c) => [c.id, c]));
+      own = dials ? new Map([...campaigns].filter(([, c]) => dials(c))) : campaigns;
       log.debug({ campaigns: campaigns.size }, 'campaigns loaded');
     },
     async refreshSuppressions() {

@@ -14,6 +14,7 @@ import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_G
 import type { PollerOptions } from './poller.js';
 import type { EngineClient } from './ports.js';
 import type { PredialDeps } from './predial.js';
+import type { RuntimeCampaign } from './runtime-campaign.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
 import { createServiceState } from './service-state.js';
 import { createWakeSignal } from './wake-signal.js';
@@ -56,6 +57,8 @@ export interface EngineOptions {
   keepTranscripts?: boolean;
   /** The lease claims are made under (PostgreSQL with several instances, src/ha/elector.ts). */
   lease?: LeaseView;
+  /** The account this engine dials for (several accounts, accounts.ts): only its campaigns are dialed and polled. */
+  account?: { name: string; dials: (c: RuntimeCampaign) => boolean };
   /** How campaigns' pre-dial checks are sent: the HTTP post and the secrets (clock: the engine's). */
   predial?: Omit<PredialDeps, 'clock'>;
 }
@@ -66,7 +69,7 @@ const LOOP_EXIT_MS = 1000;
 /** Creates the engine; nothing runs until `start()`. */
 export function createEngine(opts: EngineOptions) {
   const { db, client, clock, logger } = opts;
-  const log = logger.child({ component: 'engine' });
+  const log = logger.child(opts.account ? { component: 'engine', account: opts.account.name } : { component: 'engine' });
   const settleMs = opts.settleSeconds * 1000;
   const poller: PollerOptions = {
     clockSkewMs: CLOCK_SKEW_MS,
@@ -78,7 +81,7 @@ export function createEngine(opts: EngineOptions) {
   };
 
   const commit = createGroupCommit(db);
-  const campaigns = createCampaignView(db, log);
+  const campaigns = createCampaignView(db, log, opts.account?.dials);
   const service = createServiceState(client, log);
   const dialWake = createWakeSignal();
   const wake = (): void => dialWake.wake();
@@ -224,6 +227,10 @@ export function createEngine(opts: EngineOptions) {
     },
     status(): EngineStatus {
       return service.status();
+    },
+    /** Whether the campaign is dialed by this engine (its account's). */
+    owns(campaignId: number): boolean {
+      return campaigns.owns(campaignId);
     },
     /** Number of make_call requests in flight. */
     inflight(): number {

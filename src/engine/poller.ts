@@ -41,6 +41,8 @@ export interface PollerDeps extends OutcomeContext {
   onZoneDoubt?: (detail: string) => void;
   /** What listings showed of the call list's order, per assistant, kept from round to round (see `pastEveryTarget`). */
   listOrder?: Map<number, ListOrder>;
+  /** Whether a campaign's calls are this poller's (its account's); absent: every campaign's. */
+  owns?: (campaignId: number) => boolean;
 }
 
 /**
@@ -84,8 +86,10 @@ interface Target {
 export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<PollRound> {
   const startedAt = deps.now();
   const round: PollRound = { startedAt, requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0, failed: 0, inProgress: [], ended: [], backlog: false };
-  const live = await listLiveAttempts(deps.db);
-  const provisional = await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND);
+  // Only this engine's account's calls: another account's are not in this token's call list.
+  const mine = (a: AttemptRow): boolean => deps.owns?.(a.campaign_id) ?? true;
+  const live = (await listLiveAttempts(deps.db)).filter(mine);
+  const provisional = (await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND)).filter(mine);
   round.backlog = provisional.length >= PROVISIONAL_PER_ROUND;
   // Attempts whose make_call is still in flight are left to their answer.
   const targets = [...live.filter((a) => a.state !== 'dialing'), ...provisional];

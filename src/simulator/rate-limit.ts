@@ -32,7 +32,17 @@ export class RateLimiter {
   constructor(
     private readonly opts: RateLimitOptions,
     readonly stats: RateLimitStats = { allowed: 0, trips: 0, refused: 0, injected: 0 },
+    /** The same counts per user (token): each token has its own limiter. */
+    readonly byUser: Map<number, RateLimitStats> = new Map(),
   ) {}
+
+  /** Counts one verdict into the totals and the user's own. */
+  private count(userIndex: number, what: 'allowed' | 'trips' | 'refused'): void {
+    this.stats[what]++;
+    let mine = this.byUser.get(userIndex);
+    if (!mine) this.byUser.set(userIndex, (mine = { allowed: 0, trips: 0, refused: 0, injected: 0 }));
+    mine[what]++;
+  }
 
   /** Counts a request of `userIndex` at `now` if allowed. */
   check(userIndex: number, now: number): RateVerdict {
@@ -45,7 +55,7 @@ export class RateLimiter {
     const inMinute = times.filter((t) => t > now - windowMs);
     const limit = this.opts.perMinute;
     if (now < user.lockedUntil) {
-      this.stats.refused++;
+      this.count(userIndex, 'refused');
       return refusal(false, limit, user.lockedUntil, now);
     }
     const inBurst = times.filter((t) => t > now - burstMs);
@@ -53,13 +63,13 @@ export class RateLimiter {
     if (inMinute.length >= limit) waitUntil = Math.max(waitUntil, (inMinute[inMinute.length - limit] ?? now) + windowMs);
     if (inBurst.length >= this.opts.burst) waitUntil = Math.max(waitUntil, (inBurst[inBurst.length - this.opts.burst] ?? now) + burstMs);
     if (waitUntil > now) {
-      this.stats.trips++;
-      this.stats.refused++;
+      this.count(userIndex, 'trips');
+      this.count(userIndex, 'refused');
       const lockout = (this.opts.lockoutSeconds ?? 0) * 1000;
       if (lockout > 0) user.lockedUntil = waitUntil = Math.max(waitUntil, now + lockout);
       return refusal(true, limit, waitUntil, now);
     }
-    this.stats.allowed++;
+    this.count(userIndex, 'allowed');
     times.push(now);
     inMinute.push(now);
     return {

@@ -67,7 +67,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     leadsPaginated: opts.leadsPaginated ?? false,
   });
   const faults = new Faults(seed);
-  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit, state.rateLimitStats) : null;
+  const limiter = opts.rateLimit ? new RateLimiter(opts.rateLimit, state.rateLimitStats, state.rateLimitStatsByUser) : null;
   const badTokenAnswer = opts.badTokenAnswer ?? 'json401';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

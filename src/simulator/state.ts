@@ -43,6 +43,8 @@ export class SimState {
   readonly callsPerNumber = new Map<string, number>();
   /** What the rate limiter did, over all users (all zero when it is off). */
   readonly rateLimitStats: RateLimitStats = { allowed: 0, trips: 0, refused: 0, injected: 0 };
+  /** The limiter's counts per user (each token has its own limiter). */
+  readonly rateLimitStatsByUser = new Map<number, RateLimitStats>();
   private readonly counters = new Map<string, number>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly timers = new Set<() => void>();

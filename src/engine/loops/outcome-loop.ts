@@ -166,7 +166,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
         if (!service.tokenRejected()) {
           lastPollAt = clock.now();
           const round = await pollOnce(
-            { ...deps.outcomes, client, maxDurationSeconds: (id) => service.maxDuration(id), onZoneDoubt: deps.onZoneDoubt, listOrder },
+            { ...deps.outcomes, client, maxDurationSeconds: (id) => service.maxDuration(id), onZoneDoubt: deps.onZoneDoubt, listOrder, owns: (id) => campaigns.owns(id) },
             deps.poller,
           );
           if (round.requests > 0 || round.settled > 0) log.debug({ requests: round.requests, matched: round.matched, settled: round.settled, stuck: round.stuck, finalised: round.finalised }, 'poll round');
