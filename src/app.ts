@@ -13,13 +13,13 @@ import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAccountEngines, type AccountEngines, type AccountLane } from './engine/accounts.js';
-import { DEFAULT_ACCOUNT } from './config/accounts.js';
+import { campaignAccount, DEFAULT_ACCOUNT } from './config/accounts.js';
 import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
 import { acquireDaemonSlot, pidAlive } from './lifecycle/daemon-row.js';
-import { heartbeat, markStopped, type ApiCounters } from './store/daemons.js';
+import { heartbeat, markStopped, type ApiCounters, type DaemonAccount } from './store/daemons.js';
 import { probeCampaigns } from './store/campaigns.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
@@ -63,6 +63,8 @@ export interface AppOptions {
   apiCounters?: () => ApiCounters;
   /** Each account's client (several accounts, README "Many accounts"); absent: `client` is the one account, "default". */
   accounts?: AccountLane[];
+  /** An account's request counters and why it has no usable token, written with each heartbeat for `status`. */
+  accountFacts?: (name: string) => { requests: { sent: number; rateLimited: number }; tokenProblem?: string | undefined } | undefined;
   /** The dashboard token (read from the variable http.dashboard_token_env names); undefined: none. */
   dashboardToken?: string;
 }
@@ -331,6 +333,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
         apiDetail: problem ?? api.apiDetail,
         ...(opts.tokenSource ? { tokenSource: opts.tokenSource() } : {}),
         ...(opts.apiCounters ? { api: opts.apiCounters() } : {}),
+        accounts: engine.accounts().map((a): DaemonAccount => {
+          const facts = a.name === DEFAULT_ACCOUNT && !opts.accountFacts ? { requests: requestsOf(opts.apiCounters?.()), tokenProblem: problem } : opts.accountFacts?.(a.name);
+          const missing = facts?.tokenProblem;
+          return { name: a.name, api: missing ? 'token-rejected' : a.api, apiDetail: missing ?? a.apiDetail, requests: facts?.requests ?? { sent: 0, rateLimited: 0 } };
+        }),
       });
     };
     await beat();
@@ -393,9 +400,21 @@ export async function startApp(opts: AppOptions): Promise<App> {
   }
 }
 
+function requestsOf(counters: ApiCounters | undefined): DaemonAccount['requests'] {
+  return { sent: counters?.sent ?? 0, rateLimited: counters?.rateLimited ?? 0 };
+}
+
 async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions): Promise<void> {
   const now = opts.clock.now();
-  await syncCampaigns(db, config, { now, client: opts.client, logger: opts.logger });
+  const lanes = opts.accounts;
+  const accountNames = lanes?.map((a) => ({ name: a.name })) ?? [];
+  await syncCampaigns(db, config, {
+    now,
+    client: opts.client,
+    logger: opts.logger,
+    // Several accounts: a campaign's assistant is checked with its own account's token.
+    ...(lanes && lanes.length > 1 ? { clientOf: (cfg) => lanes.find((a) => a.name === campaignAccount(cfg, accountNames))?.client ?? opts.client } : {}),
+  });
   await syncSuppressionList(db, config.daemon, { now, logger: opts.logger });
   await syncLeadFiles(db, config, { now, logger: opts.logger });
 }

@@ -2,8 +2,9 @@ import { DashboardExposureError, startApp } from '../app.js';
 import { ConfigUnreadableError, daemonConfigErrors, loadConfig } from '../config/load.js';
 import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
-import { readToken } from '../config/token.js';
-import { encodeTokenSource, tokenAdvice, type TokenSource } from '../config/token-source.js';
+import { readAccountToken, type TokenRead } from '../config/token.js';
+import { encodeTokenSource, tokenAdvice } from '../config/token-source.js';
+import { campaignAccount, daemonAccounts } from '../config/accounts.js';
 import type { LoadedConfig } from '../config/types.js';
 import { engineClientFrom } from '../engine/service-port.js';
 import { registerWebhook } from '../lifecycle/register-webhook.js';
@@ -58,9 +59,11 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   const clock = hooks.clock ?? systemClock;
   const daemon = config.daemon;
 
-  let token: string | undefined;
-  let tokenProblem: string | undefined;
-  let tokenSource: TokenSource | undefined;
+  // Each account's token (one, "default", without accounts:): reread on SIGHUP, never logged.
+  const accounts = daemonAccounts(daemon);
+  const first = accounts[0]!;
+  const tokens = new Map<string, TokenRead>();
+  const tokenOf = (name: string): string | undefined => tokens.get(name)?.token;
   const webhookSecret = (): string | undefined => io.env[daemon.webhook.secretEnv] || undefined;
   const dashboardToken = dashboardTokenOf(daemon, io.env);
   const logger =
@@ -68,14 +71,15 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     createLogger({
       level: io.env.CAMPAIGND_LOG_LEVEL ?? daemon.log.level,
       pretty: io.stdout.isTTY === true,
-      secrets: () => [token, webhookSecret(), dashboardToken].filter((s): s is string => typeof s === 'string'),
+      secrets: () => [...[...tokens.values()].map((t) => t.token), webhookSecret(), dashboardToken].filter((s): s is string => typeof s === 'string'),
     });
   const readTokenNow = async (): Promise<void> => {
-    const read = await readToken(daemon, io.env);
-    token = read.token;
-    tokenProblem = read.problem;
-    tokenSource = read.source;
-    if (tokenProblem) logger.error({ problem: tokenProblem }, `no usable API token: dialing waits until there is one; ${tokenAdvice(read.source)}`);
+    for (const account of accounts) {
+      const read = await readAccountToken(daemon, account, io.env);
+      tokens.set(account.name, read);
+      const where = accounts.length > 1 ? { account: account.name } : {};
+      if (read.problem) logger.error({ ...where, problem: read.problem }, `no usable API token: dialing waits until there is one; ${tokenAdvice(read.source)}`);
+    }
   };
   await readTokenNow();
   for (const p of config.problems) {
@@ -86,20 +90,33 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   if (!webhookSecret()) logger.warn({ env: daemon.webhook.secretEnv }, 'no webhook secret set: post-call webhooks are refused and outcomes come from polling only');
 
   const metrics = createMetrics();
-  const service = createServiceClient({
-    baseUrl: daemon.api.baseUrl,
-    getToken: () => token ?? '',
-    clock,
-    logger,
-    serverTimezone: daemon.api.serverTimezone,
-    rateLimit: daemon.api.rateLimit,
-    onRequest: (e) => {
-      metrics.apiRequests.inc({ endpoint: e.endpoint, status: e.status === null ? 'error' : String(e.status) });
-      if (e.kind === 'rate-limited') metrics.apiRateLimited.inc();
-      if (e.waitedMs > 0) metrics.rateBudgetWait.inc(e.waitedMs / 1000);
-    },
-  });
-
+  // One client per account: each has its own rate budget (both windows, X-RateLimit-*, 429s).
+  const clients = new Map(
+    accounts.map((account) => [
+      account.name,
+      createServiceClient({
+        baseUrl: daemon.api.baseUrl,
+        getToken: () => tokenOf(account.name) ?? '',
+        clock,
+        logger: accounts.length > 1 ? logger.child({ account: account.name }) : logger,
+        serverTimezone: daemon.api.serverTimezone,
+        rateLimit: account.rateLimit,
+        onRequest: (e) => {
+          metrics.apiRequests.inc({ endpoint: e.endpoint, status: e.status === null ? 'error' : String(e.status) });
+          metrics.accountRequests.inc({ account: account.name });
+          if (e.kind === 'rate-limited') {
+            metrics.apiRateLimited.inc();
+            metrics.accountRateLimited.inc({ account: account.name });
+          }
+          if (e.waitedMs > 0) metrics.rateBudgetWait.inc(e.waitedMs / 1000);
+        },
+      }),
+    ]),
+  );
+  const service = clients.get(first.name)!;
+  const closeClients = async (): Promise<void> => {
+    for (const c of clients.values()) await c.close();
+  };
   let app;
   try {
     app = await startApp({
@@ -111,16 +128,24 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       webhookSecret,
       version: await version(),
       metrics,
-      tokenProblem: () => tokenProblem,
-      tokenSource: () => encodeTokenSource(tokenSource!),
+      tokenProblem: () => tokens.get(first.name)?.problem,
+      tokenSource: () => encodeTokenSource(tokens.get(first.name)!.source),
       dashboardToken,
       apiCounters: () => {
-        const b = service.budget.stats();
-        return { sent: b.sent, rateLimited: b.rateLimited, budgetWaitMs: b.waitedMs };
+        const b = [...clients.values()].map((c) => c.budget.stats());
+        const sum = (f: (x: (typeof b)[number]) => number): number => b.reduce((n, x) => n + f(x), 0);
+        return { sent: sum((x) => x.sent), rateLimited: sum((x) => x.rateLimited), budgetWaitMs: sum((x) => x.waitedMs) };
+      },
+      accounts: accounts.map((a) => ({ name: a.name, client: engineClientFrom(clients.get(a.name)!), maxCallsInParallel: a.maxCallsInParallel })),
+      accountFacts: (name) => {
+        const c = clients.get(name);
+        if (!c) return undefined;
+        const b = c.budget.stats();
+        return { requests: { sent: b.sent, rateLimited: b.rateLimited }, tokenProblem: tokens.get(name)?.problem };
       },
     });
   } catch (err) {
-    await service.close();
+    await closeClients();
     if (err instanceof NewerSchemaError) throw storeOpenError(err, describeTarget(daemon.database));
     if (err instanceof DatabaseInUseError) throw new CliError(err.message, EXIT.database);
     if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
@@ -131,11 +156,16 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   // webhook.register: the assistants' webhook_url points here, at start and after each SIGHUP.
   const registerWebhookNow = async (current: LoadedConfig): Promise<void> => {
     if (!current.daemon.webhook.register || app.httpPort === null) return;
-    if (!token) {
-      logger.warn('webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
-      return;
+    // Each account's assistants are set with its own token.
+    for (const account of accounts) {
+      const where = accounts.length > 1 ? { account: account.name } : {};
+      if (!tokenOf(account.name)) {
+        logger.warn(where, 'webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
+        continue;
+      }
+      const own = accounts.length > 1 ? { ...current, campaigns: current.campaigns.filter((c) => campaignAccount(c, accounts) === account.name) } : current;
+      await registerWebhook({ client: clients.get(account.name)!, config: own, boundPort: app.httpPort, secret: webhookSecret(), logger: accounts.length > 1 ? logger.child(where) : logger });
     }
-    await registerWebhook({ client: service, config: current, boundPort: app.httpPort, secret: webhookSecret(), logger });
   };
   await registerWebhookNow(config);
   hooks.onStarted?.({ httpPort: app.httpPort });
@@ -152,7 +182,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       logger.info({ why }, 'stopping: no new calls; waiting for in-flight requests (at most 10 s)');
       void app
         .stop(10_000)
-        .then(() => service.close())
+        .then(closeClients)
         .then(() => {
           logger.info('stopped cleanly');
           resolve(EXIT.ok);

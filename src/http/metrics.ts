@@ -35,6 +35,10 @@ export interface Metrics {
   readonly apiRateLimited: Counter;
   /** Seconds spent waiting for the shared rate budget. */
   readonly rateBudgetWait: Counter;
+  /** Requests to the service by account (README, "Many accounts"); each account has its own budget. */
+  readonly accountRequests: Counter<'account'>;
+  /** 429 answers from the service by account. */
+  readonly accountRateLimited: Counter<'account'>;
   /** Post-call webhook deliveries by result. */
   readonly webhookDeliveries: Counter<'result'>;
   /** Attempts whose make_call ended in a timeout, 5xx or broken connection (rule 6). */
@@ -131,6 +135,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     rateBudgetWait: new Counter({
       name: 'campaignd_rate_budget_wait_seconds_total',
       help: 'Seconds spent waiting for the shared request budget.',
+      registers,
+    }),
+    accountRequests: new Counter({
+      name: 'campaignd_account_requests_total',
+      help: 'Requests to the Voice Assistant Calling Service, by account.',
+      labelNames: ['account'],
+      registers,
+    }),
+    accountRateLimited: new Counter({
+      name: 'campaignd_account_rate_limited_total',
+      help: 'Answers 429 (too many requests) from the service, by account.',
+      labelNames: ['account'],
       registers,
     }),
     webhookDeliveries: new Counter({

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
-import type { DaemonConfig, LoadedConfig } from '../config/types.js';
+import type { CampaignConfig, DaemonConfig, LoadedConfig } from '../config/types.js';
 import { formatProblems } from '../config/format.js';
 import type { EngineClient } from '../engine/ports.js';
 import { importLeads } from '../leads/import.js';
@@ -22,18 +22,32 @@ interface SyncDeps {
 }
 
 /** Upserts every good campaign, and marks broken or removed ones with a problem. */
-export async function syncCampaigns(db: Kysely<Database>, config: LoadedConfig, deps: SyncDeps & { client: EngineClient }): Promise<void> {
+export async function syncCampaigns(
+  db: Kysely<Database>,
+  config: LoadedConfig,
+  deps: SyncDeps & { client: EngineClient; /** Several accounts: the client of the campaign's account (its assistants are its own). */ clientOf?: (cfg: CampaignConfig) => EngineClient },
+): Promise<void> {
   const { now, logger } = deps;
-  let assistants: Awaited<ReturnType<EngineClient['assistants']>> | null = null;
-  try {
-    assistants = await deps.client.assistants();
-  } catch (err) {
-    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list assistants; campaign zones and assistants are checked later');
-  }
+  type Assistants = Awaited<ReturnType<EngineClient['assistants']>>;
+  // Each account's assistants listed once; null when the list could not be read.
+  const lists = new Map<EngineClient, Promise<Assistants | null>>();
+  const assistantsOf = (cfg: CampaignConfig): Promise<Assistants | null> => {
+    const client = deps.clientOf?.(cfg) ?? deps.client;
+    let list = lists.get(client);
+    if (!list) {
+      list = client.assistants().catch((err: unknown) => {
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not list assistants; campaign zones and assistants are checked later');
+        return null;
+      });
+      lists.set(client, list);
+    }
+    return list;
+  };
   const seen = new Set<string>();
   for (const cfg of config.campaigns) {
     seen.add(cfg.name);
     const existing = await getCampaignByName(db, cfg.name);
+    const assistants = await assistantsOf(cfg);
     const assistant = assistants?.find((a) => a.id === cfg.assistantId);
     const timezone = cfg.timezone ?? assistant?.timezone ?? existing?.timezone ?? null;
     const row = await upsertCampaign(db, cfg, { timezone }, now);

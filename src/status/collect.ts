@@ -1,3 +1,4 @@
+import { collectAccounts } from './accounts.js';
 import { DateTime, IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
 import type { Kysely, Transaction } from 'kysely';
@@ -88,18 +89,16 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       campaigns.push(campaign);
     }
     const hooks = await collectHookStatus(trx, opts.now);
-    return hooks.length > 0 ? { daemon, campaigns, hooks } : { daemon, campaigns };
+    // Each account and the instance dialing it (README, "Many accounts"); absent before a daemon wrote them.
+    const accounts = await collectAccounts(trx, (await daemonRows(trx)).filter((r) => daemonRunning(r, opts)));
+    return { daemon, campaigns, ...(hooks.length > 0 ? { hooks } : {}), ...(accounts ? { accounts } : {}) };
   });
 }
 
 async function collectDaemon(trx: Transaction<Database>, opts: CollectOptions): Promise<DaemonStatus> {
   const rows: DaemonRow[] = await daemonRows(trx);
   const holder = await leaseHolder(trx);
-  const running = (row: DaemonRow) => {
-    const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
-    const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
-    return fresh && row.stopped_at === null && (!sameHost || opts.isPidAlive(row.pid));
-  };
+  const running = (row: DaemonRow) => daemonRunning(row, opts);
   const live = rows.filter(running);
   // On SQLite the one running daemon is active; on PostgreSQL the lease's holder is.
   const roleOf = (row: DaemonRow): 'active' | 'standby' => (holder === undefined || row.instance_id === holder ? 'active' : 'standby');
@@ -304,6 +303,13 @@ function parseProblems(json: string | null): unknown[] {
 function problemIsAbout(p: unknown, file: string): boolean {
   if (typeof p === 'string') return p.startsWith(`${file}:`) || p.startsWith(`${file} `);
   return !!p && typeof p === 'object' && (p as { file?: unknown }).file === file;
+}
+
+/** A row whose heartbeat is fresh, not stopped, and (on this host) whose pid lives. */
+function daemonRunning(row: DaemonRow, opts: CollectOptions): boolean {
+  const fresh = opts.now - row.heartbeat_at <= HEARTBEAT_STALE_MS;
+  const sameHost = opts.hostname === undefined || opts.hostname === row.hostname;
+  return fresh && row.stopped_at === null && (!sameHost || opts.isPidAlive(row.pid));
 }
 
 function isoUtc(ms: number): string {

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { renderHookLines } from '../hooks/status.js';
+import { renderAccountLines } from './accounts.js';
 import { formatIn } from '../time/duration-format.js';
 import { statusProblems } from './problems.js';
 import { renderBudgetLines } from './render-budget.js';
@@ -56,6 +57,8 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   if (budgetLines.length) lines.push('', ...budgetLines);
   for (const c of report.campaigns) if (c.variants) lines.push('', ...renderVariantLines(c));
   if (report.hooks?.length) lines.push('', ...renderHookLines(report.hooks));
+  const accountLines = renderAccountLines(report.accounts);
+  if (accountLines.length) lines.push('', ...accountLines);
   const problems = statusProblems(report);
   if (problems.length) {
     lines.push('');

@@ -1,4 +1,5 @@
 import type { ApiStatus, CampaignState } from '../store/types.js';
+import type { AccountStatus } from './accounts.js';
 import type { HookStatus } from '../hooks/status.js';
 
 // The document `campaignd status --json` prints. Keys are snake_case and stable: scripts
@@ -168,4 +169,6 @@ export interface StatusReport {
   campaigns: CampaignStatus[];
   /** Hooks with undelivered events or disabled (docs/design.md §9); absent when none. */
   hooks?: HookStatus[];
+  /** Each account the running daemons dial (README, "Many accounts"); absent when no running daemon wrote them. */
+  accounts?: AccountStatus[];
 }

@@ -54,11 +54,19 @@ export interface ApiCounters {
   budgetWaitMs: number;
 }
 
+/** One account's state as the daemon writes it with each heartbeat (never its token). */
+export interface DaemonAccount {
+  name: string;
+  api: ApiStatus;
+  apiDetail: string | null;
+  requests: { sent: number; rateLimited: number };
+}
+
 /** Writes the heartbeat and what the daemon knows about the service (and its request counters, when given). */
 export async function heartbeat(
   db: Kysely<Database>,
   instanceId: string,
-  beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null; api?: ApiCounters; tokenSource?: string },
+  beat: { now: number; apiStatus: ApiStatus; apiDetail: string | null; api?: ApiCounters; tokenSource?: string; accounts?: DaemonAccount[] },
 ): Promise<void> {
   await db
     .updateTable('daemons')
@@ -67,6 +75,7 @@ export async function heartbeat(
       api_status: beat.apiStatus,
       api_detail: beat.apiDetail,
       ...(beat.tokenSource !== undefined ? { token_source: beat.tokenSource } : {}),
+      ...(beat.accounts !== undefined ? { accounts_json: JSON.stringify(beat.accounts) } : {}),
       ...(beat.api
         ? { api_requests_sent: beat.api.sent, api_rate_limited: beat.api.rateLimited, budget_wait_ms: Math.round(beat.api.budgetWaitMs) }
         : {}),

@@ -172,6 +172,8 @@ export interface DaemonsTable {
   max_calls_in_parallel: number | null;
   /** Where this daemon reads its API token, `file:PATH` or `env:NAME` (migration 0012); never the token. */
   token_source: Generated<string | null>;
+  /** Each account's state (migration 0022): a JSON list of DaemonAccount (src/store/daemons.ts); null: written by an older daemon. */
+  accounts_json: Generated<string | null>;
 }
 
 /** The active instance's lease (src/store/lease.ts): one row, id 1. */
