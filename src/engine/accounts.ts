@@ -58,13 +58,18 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
     await Promise.all(all.map(fn));
   };
 
-  /** The engine whose account placed the call: the call's id → attempt → campaign → account. */
-  async function engineOfCall(payload: unknown): Promise<Engine> {
-    if (all.length === 1 || typeof payload !== 'object' || payload === null) return first;
+  /**
+   * The account whose call a delivery is about: the call's id → attempt → campaign → account
+   * (else the live attempt on the customer's number). Its engine records it and its dial loop
+   * learns of the freed slot; one it cannot place goes to the first, which reports it unknown.
+   */
+  async function accountOfCall(payload: unknown): Promise<[string, Engine]> {
+    const firstLane: [string, Engine] = [...engines][0]!;
+    if (all.length === 1 || typeof payload !== 'object' || payload === null) return firstLane;
     const p = payload as { id?: unknown; customer_phone?: unknown };
     const byId = p.id === undefined || p.id === null ? undefined : await attemptByCallId(shared.db, String(p.id));
     const attempt = byId ?? (typeof p.customer_phone === 'string' ? await liveAttemptByPhone(shared.db, normaliseServicePhone(p.customer_phone)) : undefined);
-    return (attempt && all.find((e) => e.owns(attempt.campaign_id))) ?? first;
+    return (attempt && [...engines].find(([, e]) => e.owns(attempt.campaign_id))) || firstLane;
   }
 
   return {
@@ -85,7 +90,9 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
       await each((e) => e.reload());
     },
     async handleWebhook(payload, receivedAt): Promise<WebhookResult> {
-      return (await engineOfCall(payload)).handleWebhook(payload, receivedAt);
+      const [name, engine] = await accountOfCall(payload);
+      const result = await engine.handleWebhook(payload, receivedAt);
+      return several ? { ...result, account: name } : result;
     },
     async tokenChanged() {
       await each((e) => e.tokenChanged());

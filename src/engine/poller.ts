@@ -73,6 +73,8 @@ export interface PollRound {
   failed: number;
   /** True when more provisional successes wait than one round takes: the next round should follow at once. */
   backlog: boolean;
+  /** A listing was refused for the token (401, 403, a redirect): dialing must stop, as a refused make_call stops it. */
+  tokenRejected?: boolean;
 }
 
 interface Target {
@@ -160,6 +162,7 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
   } catch (err) {
     deps.logger.warn({ err: errText(err), assistantId }, 'polling the call list failed; will retry');
     round.failed++;
+    if ((err as { kind?: string }).kind === 'token-rejected') round.tokenRejected = true;
     return false;
   }
   // All of a listing's observations are queued at once, so the group commit applies them

@@ -13,6 +13,8 @@ export interface WebhookResult {
   /** 'applied' | 'duplicate' | 'unknown-call' | 'invalid payload: …' */
   detail: string;
   invalid?: boolean;
+  /** With several accounts: the account whose call it was (README, "Many accounts"). */
+  account?: string;
 }
 
 export interface WebhookContext extends OutcomeContext {

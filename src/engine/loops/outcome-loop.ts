@@ -170,6 +170,8 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
             deps.poller,
           );
           if (round.requests > 0 || round.settled > 0) log.debug({ requests: round.requests, matched: round.matched, settled: round.settled, stuck: round.stuck, finalised: round.finalised }, 'poll round');
+          // With every slot live no make_call is sent, so a refused listing is what tells.
+          if (round.tokenRejected) service.tokenRefused();
           learnDurations(round);
           failedRounds = round.failed > 0 ? failedRounds + 1 : 0;
           // Confirmed or finalised successes may be what a campaign's completion waited for.
