@@ -5,7 +5,8 @@ import { checkLeadFile, checkSuppressionFile, type LeadFileSummary } from '../co
 import { formatProblems, summarizeProblems } from '../config/format.js';
 import { ConfigUnreadableError, loadConfig } from '../config/load.js';
 import { checkOnline, type OutboundAssistantLister } from '../config/online-check.js';
-import { readToken } from '../config/token.js';
+import { readAccountToken, readToken } from '../config/token.js';
+import { campaignAccount, daemonAccounts } from '../config/accounts.js';
 import { startProblems } from '../config/start-checks.js';
 import type { ConfigProblem, LoadedConfig } from '../config/types.js';
 import { resolveConfigPath } from './config-path.js';
@@ -117,12 +118,18 @@ async function previewOrNote(loaded: LoadedConfig, io: CliIo): Promise<CampaignP
 async function environmentProblems(loaded: LoadedConfig, env: CliIo['env'], online: boolean, serviceFactory: ServiceFactory): Promise<ConfigProblem[]> {
   const daemon = loaded.daemon;
   const problems: ConfigProblem[] = [];
-  const { token, problem } = await readToken(daemon, env);
-  if (problem) {
-    const p: ConfigProblem = { file: daemon.file, message: problem, severity: online ? 'error' : 'warning' };
-    if (daemon.api.tokenFile) p.field = 'api.token_file';
-    if (!online) p.hint = 'the daemon starts without a token but places no calls until it has one';
-    problems.push(p);
+  // Every account's token (one, the api: block's, without accounts:).
+  const tokens: { account?: { name: string; tokenField: string }; token: string | undefined }[] = [];
+  for (const [i, account] of (daemon.accounts ?? [undefined]).entries()) {
+    const read = account ? await readAccountToken(daemon, account, env) : await readToken(daemon, env);
+    const field = account ? (account.tokenFile !== undefined ? `accounts[${i}].token_file` : `accounts[${i}].token_env`) : daemon.api.tokenFile ? 'api.token_file' : undefined;
+    if (read.problem) {
+      const p: ConfigProblem = { file: daemon.file, message: read.problem, severity: online ? 'error' : 'warning' };
+      if (field) p.field = field;
+      if (!online) p.hint = 'the daemon starts without a token but places no calls until it has one';
+      problems.push(p);
+    }
+    tokens.push({ ...(account && field ? { account: { name: account.name, tokenField: field } } : {}), token: read.token });
   }
   if (!env[daemon.webhook.secretEnv]) {
     problems.push({
@@ -144,12 +151,18 @@ async function environmentProblems(loaded: LoadedConfig, env: CliIo['env'], onli
       });
     }
   }
-  if (online && token && daemon.api.baseUrl) {
-    const service = await serviceFactory(loaded, token);
-    try {
-      problems.push(...(await checkOnline(loaded, service)));
-    } finally {
-      await service.close?.();
+  if (online && daemon.api.baseUrl) {
+    const accounts = daemonAccounts(daemon);
+    for (const { account, token } of tokens) {
+      if (!token) continue;
+      // Each account's campaigns are checked against its own assistants, with its own token.
+      const own = account ? { ...loaded, campaigns: loaded.campaigns.filter((c) => campaignAccount(c, accounts) === account.name) } : loaded;
+      const service = await serviceFactory(loaded, token);
+      try {
+        problems.push(...(await checkOnline(own, service, account)));
+      } finally {
+        await service.close?.();
+      }
     }
   }
   return problems;

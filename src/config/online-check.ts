@@ -12,9 +12,10 @@ export interface OutboundAssistantLister {
 }
 
 /** Ask the service for the outbound assistants and check every campaign against them. */
-export async function checkOnline(loaded: LoadedConfig, service: OutboundAssistantLister): Promise<ConfigProblem[]> {
+/** `account`: with accounts:, the account checked (loaded then holds only its campaigns) and where its token is set. */
+export async function checkOnline(loaded: LoadedConfig, service: OutboundAssistantLister, account?: { name: string; tokenField: string }): Promise<ConfigProblem[]> {
   const daemonFile = loaded.daemon.file;
-  const tokenField = loaded.daemon.api.tokenFile ? 'api.token_file' : undefined;
+  const tokenField = account?.tokenField ?? (loaded.daemon.api.tokenFile ? 'api.token_file' : undefined);
   let assistants: Awaited<ReturnType<OutboundAssistantLister['listOutboundAssistants']>>;
   try {
     assistants = await service.listOutboundAssistants();
@@ -23,7 +24,7 @@ export async function checkOnline(loaded: LoadedConfig, service: OutboundAssista
     const problem: ConfigProblem = { file: daemonFile, field: 'api.base_url', message: '', severity: 'error' };
     if (kind === 'token-rejected') {
       problem.field = tokenField ?? 'CAMPAIGND_API_TOKEN';
-      problem.message = 'the service rejected the API token';
+      problem.message = account ? `the service rejected the API token of account ${account.name}` : 'the service rejected the API token';
       problem.hint = 'put a valid token in the token file or CAMPAIGND_API_TOKEN (the service answered 401/403, a redirect or a non-JSON page)';
     } else if (kind === 'network' || kind === 'server') {
       problem.message = `cannot reach the service at ${loaded.daemon.api.baseUrl} (${kind === 'server' ? 'server error' : 'no connection'})`;

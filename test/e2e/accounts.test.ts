@@ -1,0 +1,89 @@
+// Many accounts with the real daemon (README, "Many accounts"): one simulator with two
+// tokens (each its own assistants and limiter), a daemon file with two accounts and a
+// campaign on each. validate --online checks both tokens and both accounts' assistants;
+// `run` dials both; `status --json` lists both accounts; no token in any output.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../src/status/types.js';
+import { httpGet, runCampaignd, stopAllProcesses } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
+import { assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
+
+let ws: Workspace | undefined;
+afterEach(async () => {
+  await stopAllProcesses();
+  ws?.cleanup();
+  ws = undefined;
+});
+
+const TOKEN_B = 'tok-E2E-account-b-5e0c-DO-NOT-LOG';
+
+/** The first outbound assistant a token sees. */
+async function assistantOf(url: string, token: string): Promise<number> {
+  const res = await fetch(`${url}/api/user/assistants/outbound`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  const body = (await res.json()) as { data?: { id: number }[] } | { id: number }[];
+  const list = Array.isArray(body) ? body : (body.data ?? []);
+  return Number(list[0]!.id);
+}
+
+describe('campaignd with two accounts', () => {
+  it('validates both accounts online, dials both, and status lists both', async () => {
+    const sim = await startSimulator({ token: SECRETS.token, seed: 3, extra: ['--token', TOKEN_B] });
+    const assistantB = await assistantOf(sim.url, TOKEN_B);
+    expect(assistantB).not.toBe(1);
+    ws = await makeWorkspace({
+      simUrl: sim.url,
+      campaigns: [
+        { name: 'alpha', leads: numbers(3).map((n) => [n]), maxParallel: 2, maxRetries: 0, retryInterval: 1 },
+        { name: 'bravo', leads: numbers(3, 50).map((n) => [n]), maxParallel: 2, maxRetries: 0, retryInterval: 1 },
+      ],
+    });
+    const workspace = ws;
+    fs.appendFileSync(workspace.configPath, ['accounts:', '  - name: acme', '    token_env: ACME_TOKEN', '  - name: globex', '    token_env: GLOBEX_TOKEN', ''].join('\n'));
+    // Each campaign names its account; bravo's assistant is globex's own.
+    const edit = (name: string, change: Record<string, unknown>): void => {
+      const file = path.join(workspace.dir, 'campaigns', `${name}.yaml`);
+      fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), ...change }, null, 2)}\n`);
+    };
+    edit('alpha', { account: 'acme' });
+    edit('bravo', { account: 'globex', assistant_id: assistantB });
+    const env = { ...daemonEnv(null), ACME_TOKEN: SECRETS.token, GLOBEX_TOKEN: TOKEN_B };
+
+    const good = await runCampaignd(['validate', '--online', '--config', workspace.configPath], env);
+    expect(good.stdout).toMatch(/0 errors/);
+    expect(good.code).toBe(0);
+    // globex's token given to acme: acme's campaign names an assistant that token does not see.
+    const crossed = await runCampaignd(['validate', '--online', '--config', workspace.configPath], { ...env, ACME_TOKEN: TOKEN_B });
+    expect(crossed.code).not.toBe(0);
+    expect(crossed.stdout + crossed.stderr).toMatch(/alpha\.yaml.*assistant_id/);
+    const wrong = await runCampaignd(['validate', '--online', '--config', workspace.configPath], { ...env, GLOBEX_TOKEN: 'tok-wrong-DO-NOT-LOG' });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout + wrong.stderr).toMatch(/the service rejected the API token of account globex/);
+
+    const daemon = await startDaemon(workspace, env);
+    for (const name of ['alpha', 'bravo']) {
+      await waitUntil(async () => (await campaignState(workspace, name)) === 'completed', { timeoutMs: 60_000, intervalMs: 200, message: `campaign ${name} completed` });
+    }
+    const calls = await sim.calls();
+    expect(calls.filter((c) => (c as { assistant_id?: number }).assistant_id === assistantB)).toHaveLength(3);
+    expect(calls).toHaveLength(6);
+
+    const status = await runCampaignd(['status', '--json', '--config', workspace.configPath]);
+    const report = JSON.parse(status.stdout) as StatusReport;
+    expect(report.accounts?.map((a) => [a.name, a.api, a.pid, a.lease_expires_at])).toEqual([
+      ['acme', 'ok', daemon.pid, null],
+      ['globex', 'ok', daemon.pid, null],
+    ]);
+    for (const a of report.accounts ?? []) expect(a.requests.sent).toBeGreaterThan(3);
+    const human = await runCampaignd(['status', '--config', workspace.configPath]);
+    expect(human.stdout).toMatch(/^ACCOUNTS$/m);
+    const metrics = await httpGet(`${workspace.httpUrl}/metrics`);
+    expect(metrics.body).toMatch(/^campaignd_account_requests_total\{account="globex"\} \d+$/m);
+
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    const outputs = [daemon.stdout(), daemon.stderr(), status.stdout, human.stdout, metrics.body, good.stdout, crossed.stdout, wrong.stdout, wrong.stderr];
+    assertNoSecrets(outputs, 'the daemon and CLI output');
+    for (const t of outputs) expect(t).not.toContain(TOKEN_B);
+  }, 120_000);
+});
