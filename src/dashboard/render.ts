@@ -1,5 +1,6 @@
 import type { HookStatus } from '../hooks/status.js';
 import type { CampaignStatus, DaemonStatus } from '../status/types.js';
+import type { AccountStatus } from '../status/accounts.js';
 import { renderCard } from './render-card.js';
 import { CARDS_UP_TO, renderOverview } from './render-overview.js';
 import { DEFAULT_VIEW, viewQuery, type View } from './view.js';
@@ -58,7 +59,17 @@ export function renderDaemon(data: DashboardData): Html {
 <div><dt>API</dt><dd class="${d.api === 'ok' ? 'ok' : 'bad'}">${d.api}${d.api_detail ? html` <small>${d.api_detail}</small>` : ''}</dd></div>
 <div><dt>Rate budget</dt><dd>${fmt(r.sent)} requests sent · ${fmt(r.rate_limited)} × 429 · waited ${r.budget_wait_seconds} s <small>(limit ${data.rate_limit.requests_per_minute}/min, ${data.rate_limit.burst} per ${data.rate_limit.burst_window_seconds} s)</small></dd></div>
 <div><dt>Live calls</dt><dd${d.max_calls_in_parallel !== null && d.live_calls >= d.max_calls_in_parallel ? html` class="bad" title="the daemon-wide max_calls_in_parallel is reached"` : ''}><b class="daemon-live">${fmt(d.live_calls)}</b>${d.max_calls_in_parallel !== null ? html` / ${fmt(d.max_calls_in_parallel)} <small>(daemon-wide limit)</small>` : ''} over ${data.status.campaigns.length} campaign${data.status.campaigns.length === 1 ? '' : 's'}</dd></div>
-${data.status.hooks ? renderBacklog(data.status.hooks) : ''}</dl>${d.problems.length > 0 ? html`<ul class="problems">${d.problems.map((p) => html`<li>${typeof p === 'string' ? p : JSON.stringify(p)}</li>`)}</ul>` : ''}`;
+${data.status.hooks ? renderBacklog(data.status.hooks) : ''}</dl>${renderAccounts(data.status.accounts)}${d.problems.length > 0 ? html`<ul class="problems">${d.problems.map((p) => html`<li>${typeof p === 'string' ? p : JSON.stringify(p)}</li>`)}</ul>` : ''}`;
+}
+
+/** Several accounts (README, "Many accounts"): one row each, its instance, its API state and its requests. */
+function renderAccounts(accounts: readonly AccountStatus[] | undefined): Html | string {
+  if (!accounts || accounts.length < 2) return '';
+  const rows = accounts.map(
+    (a) =>
+      html`<tr><td>${a.name}</td><td>pid ${a.pid} on ${a.hostname}</td><td class="${a.api === 'ok' ? 'ok' : 'bad'}">${a.api}${a.api_detail ? html` <small>${a.api_detail}</small>` : ''}</td><td>${fmt(a.requests.sent)}</td><td>${fmt(a.requests.rate_limited)}</td></tr>`,
+  );
+  return html`<table class="accounts"><thead><tr><th>Account</th><th>Instance</th><th>API</th><th>Requests</th><th>429s</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Results hooks: what waits to be delivered (status's `hooks`: only hooks with a backlog or disabled). */
