@@ -23,9 +23,10 @@ export function handleControl(deps: ControlDeps, method: string, path: string, b
       return json(200, { calls: [...state.calls.values()].sort((a, b) => a.id - b.id).map((c) => simCall(state, c)) });
     case 'GET /__sim/stats':
       // Limiter trips are refusals by the limiter itself; injected 429s are counted apart.
+      return json(200, { rate_limit: { ...state.rateLimitStats } });
+    case 'GET /__sim/stats/users':
+      // The same per token (user_index): one token's limiter can trip while another's does not.
       return json(200, {
-        rate_limit: { ...state.rateLimitStats },
-        // The same per token (user_index): one token's limiter can trip while another's does not.
         rate_limit_by_user: state.users.map((u) => ({ user_index: u.index, ...(state.rateLimitStatsByUser.get(u.index) ?? { allowed: 0, trips: 0, refused: 0, injected: 0 }) })),
       });
     case 'GET /__sim/webhooks':

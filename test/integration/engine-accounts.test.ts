@@ -138,7 +138,7 @@ async function control(sim: RunningSimulator, pathname: string, body: unknown): 
 
 /** The limiter's counts per token from the simulator's own record. */
 async function limiterByUser(sim: RunningSimulator): Promise<{ user_index: number; allowed: number; trips: number; refused: number }[]> {
-  const res = await fetch(`${sim.url}/__sim/stats`);
+  const res = await fetch(`${sim.url}/__sim/stats/users`);
   return ((await res.json()) as { rate_limit_by_user: { user_index: number; allowed: number; trips: number; refused: number }[] }).rate_limit_by_user;
 }
 
