@@ -55,8 +55,8 @@ describe('engine: account conditions', () => {
     const callsBefore = s.simCalls().length;
     await waitUntil(() => s.clock.now() >= revokedAt + 3 * 60_000, { message: 'three simulated minutes' });
     expect(s.simCalls().length).toBe(callsBefore); // the service refused every make_call meanwhile
+    // A refused make_call, or a refused call listing first (then no make_call is refused at all).
     const refused = await s.db.selectFrom('attempts').selectAll().where('state', '=', 'withdrawn').execute();
-    expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((a) => a.counted === 0)).toBe(true);
     // Dialing stopped: at most one refused make_call per slot, not a hammering loop.
     expect(refused.length).toBeLessThanOrEqual(2);
