@@ -17,6 +17,7 @@ import * as m0015 from './0015_lead_external_id.js';
 import * as m0016 from './0016_lead_cancelled.js';
 import * as m0018 from './0018_variants.js';
 import * as m0019 from './0019_on_result.js';
+import * as m0020 from './0020_callbacks.js';
 import * as m0022 from './0022_daemon_accounts.js';
 import * as m0023 from './0023_account_leases.js';
 
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0016_lead_cancelled': m0016,
   '0018_variants': m0018,
   '0019_on_result': m0019,
+  '0020_callbacks': m0020,
   '0022_daemon_accounts': m0022,
   '0023_account_leases': m0023,
 };

@@ -23,6 +23,10 @@ export const PREDIAL_DEFAULT_TIMEOUT_MS = 3000;
  */
 export const DEFAULT_ASSUMED_COST_PER_CALL = 1;
 
+/** callbacks.max_per_lead and callbacks.horizon_days when the file leaves them out. */
+export const CALLBACKS_DEFAULT_MAX_PER_LEAD = 2;
+export const CALLBACKS_DEFAULT_HORIZON_DAYS = 30;
+
 /** Characters allowed in a campaign name: it is typed in commands. */
 export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -233,6 +237,18 @@ export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
   },
   extracted_variables: EXTRACTED_VARIABLES_FIELD,
   on_result: onResultField(CAMPAIGN_NAME_PATTERN),
+  callbacks: {
+    spec: {
+      kind: 'object',
+      fields: {
+        variable: { spec: { kind: 'string' }, required: true, description: 'Name of the extracted variable that carries the time the person asked to be called back at.', example: 'callback_at' },
+        max_per_lead: { spec: { kind: 'integer', min: 1, max: 100 }, default: CALLBACKS_DEFAULT_MAX_PER_LEAD, description: `Most callbacks one lead is given; one more asked is recorded as refused. Default: ${CALLBACKS_DEFAULT_MAX_PER_LEAD}.`, example: 2 },
+        horizon_days: { spec: { kind: 'integer', min: 1, max: 366 }, default: CALLBACKS_DEFAULT_HORIZON_DAYS, description: `A time further ahead than this many days is recorded and not scheduled. Default: ${CALLBACKS_DEFAULT_HORIZON_DAYS}.`, example: 30 },
+      },
+    },
+    description: 'Call the person back when they ask (README, "Callbacks the person asks for"): the time is read from an extracted variable, in the person\'s zone.',
+    example: { variable: 'callback_at', max_per_lead: 2, horizon_days: 30 },
+  },
   budget: {
     spec: {
       kind: 'object',

@@ -95,6 +95,8 @@ export function parseCampaignSource(file: string, text: string): CampaignParseRe
   if (onResult) campaign.onResult = onResult;
   if (written.extracted_variables !== undefined) campaign.extractedVariables = [...new Set(written.extracted_variables as string[])];
   variantFields(campaign, written);
+  const callbacks = written.callbacks as { variable: string; max_per_lead: number; horizon_days: number } | undefined;
+  if (callbacks) campaign.callbacks = { variable: callbacks.variable, maxPerLead: callbacks.max_per_lead, horizonDays: callbacks.horizon_days };
   const budget = written.budget as { max_cost?: number; max_cost_per_day?: number; assumed_cost_per_call?: number } | undefined;
   if (budget) {
     campaign.budget = { maxCost: budget.max_cost ?? null, maxCostPerDay: budget.max_cost_per_day ?? null, assumedCostPerCall: budget.assumed_cost_per_call ?? DEFAULT_ASSUMED_COST_PER_CALL };
@@ -161,6 +163,14 @@ function crossFieldRules(written: Record<string, unknown>, raw: Record<string, u
   }
   if (budget?.max_cost !== undefined && budget.max_cost_per_day !== undefined && budget.max_cost_per_day > budget.max_cost) {
     sink.warning(['budget', 'max_cost_per_day'], `${budget.max_cost_per_day} is more than max_cost ${budget.max_cost}, so only max_cost limits spending`, { hint: 'lower max_cost_per_day, or remove it' });
+  }
+  const callbacks = written.callbacks as { variable?: string } | undefined;
+  if (callbacks?.variable !== undefined) {
+    const declared = written.extracted_variables as string[] | undefined;
+    if (callbacks.variable.trim() === '') sink.error(['callbacks', 'variable'], 'is empty', { hint: 'name the extracted variable that carries the asked time, e.g. variable: callback_at' });
+    else if (declared && !declared.includes(callbacks.variable)) {
+      sink.warning(['callbacks', 'variable'], `"${callbacks.variable}" is not one of extracted_variables, so no callback may ever be read`, { hint: `use one of ${declared.join(', ')}, or add it to extracted_variables` });
+    }
   }
   const retryOn = written.retry_on as string[] | undefined;
   if (raw.max_retries !== undefined && written.max_retries !== 0 && retryOn?.length === 0) {

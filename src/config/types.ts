@@ -126,6 +126,16 @@ export interface CampaignConfig {
   onResult?: ResultRule[];
   /** The extracted variables the campaign expects (extracted_variables), when declared. */
   extractedVariables?: string[];
+  /** Callbacks the person asks for (README, "Callbacks the person asks for"); absent: none are scheduled. */
+  callbacks?: CallbackConfig;
+}
+
+/** Where the asked time is read from, and the bounds on callbacks. */
+export interface CallbackConfig {
+  /** The extracted variable holding the asked time. */
+  variable: string;
+  maxPerLead: number;
+  horizonDays: number;
 }
 
 export interface PredialConfig {

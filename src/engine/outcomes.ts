@@ -9,7 +9,7 @@ import { finaliseUnconfirmed, getAttempt, markEnded, markProvisionalConfirmed, m
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import { retryDecider } from './retry-policy.js';
-import { leadDecider } from './lead-decider.js';
+import { decidesByResult, leadDecider } from './lead-decider.js';
 import type { CallFacts } from './result-rules.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
@@ -164,8 +164,8 @@ async function confirmProvisional(
   const campaign = ctx.campaign(attempt.campaign_id);
   if (cls !== 'voicemail' || !campaign) {
     await markProvisionalConfirmed(trx, attempt.id, obs.answeredBy ?? null);
-    // The success is final now: a rule on the result may still decide otherwise than "completed".
-    if (campaign?.config.onResult && cls === 'success') {
+    // The success is final now: a rule on the result or a callback may still decide otherwise than "completed".
+    if (campaign && decidesByResult(campaign.config) && cls === 'success') {
       await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, callFacts(obs), attempt.ended_at ?? now), now);
     }
     return { result: 'confirmed' };
@@ -184,7 +184,7 @@ export async function finaliseProvisional(ctx: OutcomeContext, attempt: AttemptR
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await finaliseUnconfirmed(trx, attempt.id))) return false;
     const campaign = ctx.campaign(attempt.campaign_id);
-    if (!campaign?.config.onResult) return true;
+    if (!campaign || !decidesByResult(campaign.config)) return true;
     const kept = await callResultOf(trx, attempt.id);
     const facts: CallFacts = { status: kept?.status ?? attempt.call_status ?? 'completed', answeredBy: null, variables: parseStoredJson(kept?.extracted_json ?? null) };
     await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, facts, attempt.ended_at ?? ctx.now()), ctx.now());

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AttemptRow, Database, LeadRow, LeadState } from './types.js';
 import { prepared } from './prepared.js';
 import { moveLead, suppressByRule, type MoveRequest } from './lead-moves.js';
+import { callbackCallEnded, recordCallback, type CallbackNote } from './callbacks.js';
 
 // What an attempt's end does to its lead (rules 4 and 7). Always called inside the
 // transaction that ended the attempt, so the attempt and its lead never disagree. The
@@ -19,13 +20,19 @@ export type RetryLeadDecision =
   | { kind: 'next-contact'; contactPosition: number; nextDueAt: number; reason?: string }
   | { kind: 'exhausted'; reason: string };
 
-/** The lead's next step after an attempt ended: the retry settings', or an on_result rule's. */
-export type LeadDecision =
+/**
+ * The lead's next step after an attempt ended: the retry settings', an on_result rule's,
+ * or a callback the person asked for. `callback` is what the call asked, recorded with
+ * the decision (scheduled for kind 'callback', else refused with its reason).
+ */
+export type LeadDecision = (
   | RetryLeadDecision
   | { kind: 'invalid'; reason: string }
   | { kind: 'suppress'; reason: string; phone: string; campaign: string }
   /** `fallback` applies when the target campaign is not in the store. */
-  | ({ kind: 'move'; fallback: RetryLeadDecision } & MoveRequest);
+  | ({ kind: 'move'; fallback: RetryLeadDecision } & MoveRequest)
+  | { kind: 'callback'; nextDueAt: number; reason: string }
+) & { callback?: CallbackNote };
 
 /**
  * Decides from the lead as read inside the transaction (its contact and attempts on it),
@@ -78,6 +85,14 @@ async function applyDecision(trx: Trx, lead: LeadRow, decision: LeadDecision, no
       // The target campaign is not in the store (its file is broken): the retry settings decide.
       if (await moveLead(trx, lead, decision, now)) return decision;
       return applyDecision(trx, lead, decision.fallback, now);
+    case 'callback':
+      // Due at the asked moment; the dial loop's gate moves it on to the first allowed one.
+      await trx
+        .updateTable('leads')
+        .set((eb) => ({ state: 'retry-scheduled', state_reason: decision.reason, next_due_at: decision.nextDueAt, callbacks_given: eb('callbacks_given', '+', 1), updated_at: now }))
+        .where('id', '=', lead.id)
+        .execute();
+      return decision;
   }
 }
 
@@ -100,9 +115,12 @@ const exhaustedQuery = prepared((db, v: { id: number; reason: string; now: numbe
   db.updateTable('leads').set({ state: 'reached-max-retries', state_reason: v.reason, next_due_at: null, updated_at: v.now }).where('id', '=', v.id),
 );
 
-/** Decides (rule 4) and writes the lead's next step. */
-async function decideAndApply(trx: Trx, lead: LeadWithContacts, decide: DecideLead, now: number): Promise<LeadDecision> {
-  return applyDecision(trx, lead, decide(lead), now);
+/** Decides (rule 4) and writes the lead's next step, with the callback the call asked for, if any. */
+async function decideAndApply(trx: Trx, lead: LeadWithContacts, attempt: AttemptRow, decide: DecideLead, now: number): Promise<LeadDecision> {
+  const decision = decide(lead);
+  const applied = await applyDecision(trx, lead, decision, now);
+  if (decision.callback) await recordCallback(trx, { campaignId: lead.campaign_id, leadId: lead.id, attemptId: attempt.id }, decision.callback, now);
+  return applied;
 }
 
 /** Moves the lead to its next state after `attempt` ended, as `decide` says. */
@@ -110,7 +128,9 @@ export async function leadAfterOutcome(trx: Trx, attempt: AttemptRow, decide: De
   const lead = await loadLead(trx, attempt.lead_id);
   // A lead moved on already (a duplicate delivery, or an operator's change) is left alone.
   if (!lead || lead.state !== 'calling' || lead.contact_position !== attempt.contact_position) return null;
-  return decideAndApply(trx, lead, decide, now);
+  // The call a scheduled callback was for: placed now, and not counted against max_retries.
+  if (await callbackCallEnded(trx, lead.id, attempt.id, now)) lead.contact_attempts = Math.max(0, lead.contact_attempts - 1);
+  return decideAndApply(trx, lead, attempt, decide, now);
 }
 
 /**
@@ -127,7 +147,7 @@ export async function reviseCompletedLead(trx: Trx, attempt: AttemptRow, decide:
     .orderBy('id', 'desc')
     .executeTakeFirst();
   if (last?.id !== attempt.id) return null;
-  return decideAndApply(trx, lead, decide, now);
+  return decideAndApply(trx, lead, attempt, decide, now);
 }
 
 /**

@@ -84,6 +84,37 @@ export interface LeadsTable {
   external_id: Generated<string | null>;
   /** The assistant variant given to the lead at its first claim (migration 0018); null before, and without variants. */
   variant: Generated<string | null>;
+  /** Callbacks scheduled for the lead so far (migration 0020), bounded by callbacks.max_per_lead. */
+  callbacks_given: Generated<number>;
+}
+
+export type CallbackState = 'scheduled' | 'placed' | 'refused';
+
+/** A callback the person asked for, one per asking call (migration 0020). */
+export interface CallbacksTable {
+  id: Generated<number>;
+  campaign_id: number;
+  lead_id: number;
+  /** The call whose extracted variable asked. */
+  attempt_id: number;
+  state: CallbackState;
+  /** The person's words. */
+  asked: string;
+  /** The zone the words were read in (null when refused before a zone mattered). */
+  zone: string | null;
+  /** The moment the words name (null when refused). */
+  asked_at: number | null;
+  /** When the lead is due: the first allowed moment from asked_at (null when refused). */
+  due_at: number | null;
+  /** Why due_at differs from asked_at. */
+  moved_reason: string | null;
+  refused_reason: string | null;
+  /** The callback call, once it ended. */
+  placed_attempt_id: number | null;
+  /** The asking call's extracted variables (previous.NAME of the callback call). */
+  extracted_json: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A lead's secondary numbers (positions 1..); the primary (position 0) is `leads.phone_number` (migration 0009). */
@@ -279,6 +310,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   predial_counts: PredialCountsTable;
   api_idempotency: ApiIdempotencyTable;
+  callbacks: CallbacksTable;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;

@@ -6,6 +6,7 @@ import type { GroupCommit } from '../../store/group-commit.js';
 import type { Database } from '../../store/types.js';
 import { claimAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
 import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../../store/campaigns.js';
+import { dueCallbackLeads } from '../../store/callbacks.js';
 import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
 import type { CampaignView } from '../campaign-view.js';
 import { dial, type DialReport } from '../dialer.js';
@@ -31,6 +32,24 @@ import { pickVariant } from '../variant-pick.js';
 // to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
 // window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
 // campaigns to completed and back, since only a pass knows that no lead is left.
+
+/** A due lead; a callback's carries the asking call's extracted variables. */
+type DueCandidate = DueLead & { previous_json?: string | null };
+
+function parseObject(json: string | null): Record<string, unknown> {
+  if (json === null) return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The asking call's extracted variables as the callback call's `previous.NAME` variables. */
+function previousVariables(json: string | null): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(parseObject(json)).map(([k, v]) => [`previous.${k}`, v]));
+}
 
 /** What the dial loop knows of the lease (src/ha/elector.ts). */
 export interface LeaseView {
@@ -117,7 +136,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
 
     const plan = planCampaigns(campaigns.values(), live, now);
     const slots = new SlotPlan(deps.accountMaxCalls, live);
-    const picked: { c: RuntimeCampaign; lead: DueLead; input: ClaimInput }[] = [];
+    const picked: { c: RuntimeCampaign; lead: DueCandidate; input: ClaimInput }[] = [];
     const nextDue: (number | null)[] = [];
     for (const step of plan.steps) {
       const c = step.campaign;
@@ -136,7 +155,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         continue;
       }
       // A few more than the free slots: some may be suppressed or outside their own hours.
-      const candidates = await dueLeads(db, c.id, now, slots.free + CANDIDATE_MARGIN);
+      const candidates = await dueCandidates(c, now, slots.free + CANDIDATE_MARGIN);
       const held: Parameters<typeof deferHeld>[1][number][] = [];
       // The store's suppression list for every candidate in one query: a number added since
       // the engine's copy was read must not be dialled, and a query per lead was one more
@@ -205,6 +224,19 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
   }
 
   /**
+   * The campaign's due leads: callbacks the person asked for first (README, "Callbacks the
+   * person asks for"), then the rest by due time. A callback lead carries the asking
+   * call's extracted variables.
+   */
+  async function dueCandidates(c: RuntimeCampaign, now: number, limit: number): Promise<DueCandidate[]> {
+    const callbacks = c.config.callbacks ? await dueCallbackLeads(db, c.id, now, limit) : [];
+    const ordinary = await dueLeads(db, c.id, now, limit);
+    if (callbacks.length === 0) return ordinary;
+    const first = new Set(callbacks.map((l) => l.id));
+    return [...callbacks, ...ordinary.filter((l) => !first.has(l.id))];
+  }
+
+  /**
    * Assistant variants (README, "Assistant variants"): each picked lead of a campaign with
    * variants is called with its stored variant's assistant; a lead without one is given one
    * now, before its first claim, so every attempt carries the same variant.
@@ -223,13 +255,8 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     }
   }
 
-  function startDial(c: RuntimeCampaign, lead: DueLead, attempt: Parameters<typeof dial>[1]['attempt']): void {
-    let variables: Record<string, unknown> = {};
-    try {
-      variables = JSON.parse(lead.variables_json) as Record<string, unknown>;
-    } catch {
-      variables = {};
-    }
+  function startDial(c: RuntimeCampaign, lead: DueCandidate, attempt: Parameters<typeof dial>[1]['attempt']): void {
+    const variables = { ...parseObject(lead.variables_json), ...previousVariables(lead.previous_json ?? null) };
     const task = dial(
       { db, commit, client, logger: campaignLogger(c.name), now: () => clock.now(), settleMs: deps.settleMs },
       {
