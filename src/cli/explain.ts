@@ -1,4 +1,4 @@
-import { explainNumber, type Explanation } from '../explain/explain.js';
+import { explainNumber, type ExplainedCallback, type Explanation } from '../explain/explain.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { systemClock } from '../time/clock.js';
 import { parseCommandArgs } from './args.js';
@@ -49,6 +49,16 @@ export async function explainCommand(args: string[], io: CliIo): Promise<number>
   }
 }
 
+/** `callback asked in call #12: "tomorrow at 7 am" (Europe/Berlin) for 2026-01-06T07:00:00+01:00, scheduled 2026-01-06T09:00:00+01:00 (outside the campaign window); placed in call #15` */
+function callbackLine(c: ExplainedCallback): string {
+  const head = `callback asked in call #${c.attempt_id}: ${JSON.stringify(c.asked)}${c.zone ? ` (${c.zone})` : ''}`;
+  const at = c.asked_at ? ` for ${c.asked_at}` : '';
+  if (c.state === 'refused') return `${head}${at}: not scheduled, ${c.refused_reason}`;
+  const moved = c.moved_reason ? `, scheduled ${c.scheduled_at} (${c.moved_reason})` : ', scheduled then';
+  const placed = c.state === 'placed' ? `; placed in call #${c.callback_attempt_id}` : '';
+  return `${head}${at}${moved}${placed}`;
+}
+
 function render(x: Explanation): string {
   if (x.leads.length === 0) return `${x.phone_number}: no lead with this number in any campaign\n`;
   const out: string[] = [];
@@ -65,6 +75,7 @@ function render(x: Explanation): string {
         out.push(`    #${a.id} ${a.created_at} ${a.phone_number} ${result}${a.call_status ? ` (${a.call_status})` : ''}${a.detail ? ` — ${a.detail}` : ''}`);
       }
     }
+    for (const c of lead.callbacks) out.push(`  ${callbackLine(c)}`);
     out.push('');
   }
   if (!x.daemon_running) out.push('note: no daemon is running on this database right now');

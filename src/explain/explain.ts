@@ -12,6 +12,7 @@ import { leadsAheadInQueue, leadsWithNumber, newestDaemonRow, secondaryNumbers }
 import type { AttemptRow, CampaignRow, DaemonRow, Database, LeadRow } from '../store/types.js';
 import { formatIn, formatLocal } from '../time/duration-format.js';
 import { budgetText } from '../stats/budget.js';
+import { callbacksOfLead } from '../store/callbacks.js';
 import { readBudgetFacts } from '../engine/budget-read.js';
 
 // `campaignd explain`: for each lead with a number, the exact reason it is or is not
@@ -51,6 +52,27 @@ export interface ExplainedLead {
   contact_position: number;
   contacts: string[];
   attempts: ExplainedAttempt[];
+  /** Callbacks the person asked for in this lead's calls, oldest first (README, "Callbacks the person asks for"). */
+  callbacks: ExplainedCallback[];
+}
+
+/** One asked callback: the words, the zone they were read in, and what became of them. */
+export interface ExplainedCallback {
+  /** The call in which it was asked. */
+  attempt_id: number;
+  asked: string;
+  zone: string | null;
+  /** 'scheduled', 'placed' or 'refused'. */
+  state: string;
+  /** The moment the words name, in the person's zone (null when they could not be read). */
+  asked_at: string | null;
+  /** When the lead is due: the first moment the window and calling rules allow from asked_at. */
+  scheduled_at: string | null;
+  /** Why scheduled_at is later than asked_at. */
+  moved_reason: string | null;
+  refused_reason: string | null;
+  /** The callback's own call, once it ended. */
+  callback_attempt_id: number | null;
 }
 
 export interface Explanation {
@@ -112,9 +134,25 @@ export async function explainNumber(db: Kysely<Database>, phone: string, now: nu
       contact_position: lead.contact_position,
       contacts,
       attempts: attempts.map((a) => explainAttempt(a, campaign.timezone)),
+      callbacks: (await callbacksOfLead(db, lead.id)).map(explainCallback),
     });
   }
   return { phone_number: phone, daemon_running: daemonRunning, leads };
+}
+
+function explainCallback(c: Awaited<ReturnType<typeof callbacksOfLead>>[number]): ExplainedCallback {
+  const zone = c.zone ?? 'UTC';
+  return {
+    attempt_id: Number(c.attempt_id),
+    asked: c.asked,
+    zone: c.zone,
+    state: c.state,
+    asked_at: c.asked_at === null ? null : iso(Number(c.asked_at), zone),
+    scheduled_at: c.due_at === null ? null : iso(Number(c.due_at), zone),
+    moved_reason: c.moved_reason,
+    refused_reason: c.refused_reason,
+    callback_attempt_id: c.placed_attempt_id === null ? null : Number(c.placed_attempt_id),
+  };
 }
 
 /** What bears on every lead alike: the live attempts, the gate and the daemon-wide limit. */

@@ -111,6 +111,8 @@ export interface CampaignStatus {
   predial?: PredialStatus;
   /** Spending against the campaign's budget (README, "Budgets"); absent without a budget. */
   budget?: BudgetStatus;
+  /** Callbacks the person asked for (README, "Callbacks the person asks for"); absent without callbacks. */
+  callbacks?: { scheduled: number; placed: number; refused: number };
 }
 
 export interface PredialStatus {

@@ -98,14 +98,16 @@ export async function dueCallbackLeads(db: Kysely<Database>, campaignId: number,
     .execute();
 }
 
-/** Callbacks per state of each campaign (status): a count over the small callbacks table's index. */
-export async function callbackCounts(db: Kysely<Database>): Promise<Map<number, Record<CallbackState, number>>> {
+export type CallbackCounts = Record<CallbackState, number>;
+
+/** Callbacks per state of each campaign (status): one grouped count over the callbacks_campaign_state index (a row per asking call, not per lead). */
+export async function callbackCounts(db: Kysely<Database>): Promise<Map<number, CallbackCounts>> {
   const rows = await db
     .selectFrom('callbacks')
     .select(['campaign_id', 'state', (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy(['campaign_id', 'state'])
     .execute();
-  const out = new Map<number, Record<CallbackState, number>>();
+  const out = new Map<number, CallbackCounts>();
   for (const r of rows) {
     const c = out.get(Number(r.campaign_id)) ?? { scheduled: 0, placed: 0, refused: 0 };
     c[r.state] = Number(r.n);

@@ -3,7 +3,10 @@
 // and the call list both report each call, and the lead is called back once per asking call,
 // before fresh leads, with the asking call's variables as previous.NAME.
 import { afterEach, describe, expect, it } from 'vitest';
+import { explainNumber } from '../../src/explain/explain.js';
+import { collectStatus } from '../../src/status/collect.js';
 import { unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
+import { assertAttemptBudget, assertNoOverlapPerNumber, assertParallelLimit } from '../helpers/invariants.js';
 import { startStack, waitUntil, type Stack } from '../helpers/stack.js';
 
 const ASKER = '+12025550401';
@@ -30,7 +33,7 @@ describe('callbacks through the stack', () => {
       ],
       fixedOutcomes: [
         { phone_number: ASKER, status: 'completed', answered_by: 'human', duration: 30 },
-        ...FRESH.map((phone) => ({ phone_number: phone, status: 'completed', answered_by: 'human', duration: 600 })),
+        ...FRESH.map((phone) => ({ phone_number: phone, status: 'completed', answered_by: 'human' as const, duration: 600 })),
       ],
     });
     const s = stack;
@@ -68,6 +71,19 @@ describe('callbacks through the stack', () => {
     // A callback does not use a retry: max_retries 0, and still three calls; the lead ends completed.
     const lead = await s.db.selectFrom('leads').selectAll().where('phone_number', '=', ASKER).executeTakeFirstOrThrow();
     expect(lead).toMatchObject({ state: 'completed', callbacks_given: 2 });
-    s.assertAllRules();
+    // Shown: explain lists each asked callback, status counts them per campaign.
+    const explained = await explainNumber(s.db, ASKER, s.clock.now(), () => true);
+    expect(explained.leads[0]!.callbacks).toMatchObject([
+      { attempt_id: Number(rows[0]!.attempt_id), asked: 'in 2 hours', zone: 'America/New_York', state: 'placed', moved_reason: null, callback_attempt_id: Number(rows[1]!.attempt_id) },
+      { state: 'placed', callback_attempt_id: Number(rows[2]!.attempt_id) },
+      { state: 'refused', refused_reason: 'max_per_lead reached (2)', scheduled_at: null },
+    ]);
+    expect(explained.leads[0]!.callbacks[0]!.asked_at).toMatch(/^2026-01-05T\d\d:\d\d:\d\d-05:00$/);
+    const report = await collectStatus(s.db, { now: s.clock.now(), version: 'test', isPidAlive: () => true });
+    expect(report.campaigns[0]!.callbacks).toEqual({ scheduled: 0, placed: 2, refused: 1 });
+    // The dialing rules still hold (a callback lead's extra calls are the callbacks', not retries).
+    assertNoOverlapPerNumber(calls);
+    assertParallelLimit(calls, 1, 'campaign main');
+    assertAttemptBudget(fresh, FRESH, 0);
   }, 90_000);
 });

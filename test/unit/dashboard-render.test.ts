@@ -88,6 +88,7 @@ describe('dashboard HTML', () => {
           contact_position: 0,
           contacts: ['+15550000000', EVIL],
           attempts: [{ id: 1, phone_number: '+15550000000', contact_position: 0, state: 'ended', outcome: 'voicemail', call_status: EVIL, call_id: null, detail: EVIL, created_at: '2026-11-25T13:00:00+01:00', ended_at: null }],
+          callbacks: [],
         },
       ],
     }, { zoneOf: () => 'Europe/Berlin', now: Date.parse('2026-11-25T12:30:00Z') }).text;
