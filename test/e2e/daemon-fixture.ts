@@ -201,6 +201,16 @@ function openWorkspaceStore(ws: Workspace): Promise<DatabaseHandle> {
   return openStore(ws.databaseUrl ?? ws.dbPath, { readonly: true });
 }
 
+/** One read of the workspace's store (read-only, while the daemon runs), closed after it. */
+export async function readWorkspace<T>(ws: Workspace, read: (db: DatabaseHandle['db']) => Promise<T>): Promise<T> {
+  const store = await openWorkspaceStore(ws);
+  try {
+    return await read(store.db);
+  } finally {
+    await store.close();
+  }
+}
+
 /** The state of a campaign straight from the database (read-only, while the daemon runs). */
 export async function campaignState(ws: Workspace, name: string): Promise<string | null> {
   if (!ws.databaseUrl && !fs.existsSync(ws.dbPath)) return null;
