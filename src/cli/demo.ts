@@ -15,14 +15,15 @@ import { scaledClock, systemClock } from '../time/clock.js';
 import { version } from '../version.js';
 import { pidAlive } from '../lifecycle/daemon-row.js';
 import { parseCommandArgs } from './args.js';
-import { DEMO_CAMPAIGN, DEMO_CONVERSATION_MIX, demoStory, FOLLOW_UP_CAMPAIGN } from './demo-story.js';
+import { askForDemoCallback, DEMO_CAMPAIGN, DEMO_CONVERSATION_MIX, demoStory, FOLLOW_UP_CAMPAIGN } from './demo-story.js';
 import { CliError, EXIT, type CliIo } from './io.js';
 import { runCommand } from './run.js';
 
 export const DEMO_HELP = `campaignd demo: the simulator and the daemon in one process, on the bundled example
 config (config/), with time sped up. The simulated people answer, say whether they are
 interested, or that it is a wrong number; the demo campaign's on_result rules act on it
-(the interested move to the follow-up campaign). Shows live status and exits 0 when both
+(the interested move to the follow-up campaign), and one person asks to be called back
+in five minutes. Shows live status and exits 0 when both
 campaigns are complete (well under two minutes). Nothing is written into the repository:
 the database and the log go to a fresh temporary folder.
 
@@ -77,6 +78,7 @@ export async function demoCommand(args: string[], io: CliIo): Promise<number> {
     conversations: 'mix',
     conversationMix: DEMO_CONVERSATION_MIX,
   });
+  await askForDemoCallback(sim.url);
   const configFile = await prepareConfig(work, sim.url);
   const logFile = path.join(work, 'campaignd.log');
   const logger = createLogger({ level: 'info', destination: (await import('pino')).default.destination({ dest: logFile, sync: false }), secrets: () => [token, secret] });
