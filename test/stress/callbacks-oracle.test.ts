@@ -123,7 +123,14 @@ function campaignSettings(p: CampaignPlan): Partial<Omit<CampaignConfig, 'name' 
 const seconds = (hhmmss: string) => hhmmss.split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
 const FINAL = new Set(['completed', 'invalid', 'suppressed', 'cancelled', 'moved', 'reached-max-retries']);
 
-describe(`callbacks the person asks for, judged by an independent oracle (${testDialect})`, () => {
+// Not yet part of `npm run test:slow`: at this speed the six-week drive needs about 25 minutes
+// per database (measured 2026-11-26: six simulated days in 4 real minutes, the clock held while
+// make_call is in flight), past the suite's budget. Run it on purpose with
+// CAMPAIGND_CALLBACKS_ORACLE=1 until the drive is shortened (fewer people, or jumps to the
+// oracle's own next allowed moment).
+const RUN_ORACLE = process.env.CAMPAIGND_CALLBACKS_ORACLE === '1';
+
+describe.runIf(RUN_ORACLE)(`callbacks the person asks for, judged by an independent oracle (${testDialect})`, () => {
   const run = drivenRun();
 
   it('six weeks in seven zones across two DST changes: each readable callback placed once, at the asked or first allowed moment; none for the rest', async () => {
