@@ -409,6 +409,26 @@ export interface components {
                     created_at: string;
                     ended_at: string | null;
                 }[];
+                /** @description Callbacks the person asked for in this lead's calls, oldest first. */
+                callbacks: {
+                    /** @description The call in which the person asked. */
+                    attempt_id: number;
+                    /** @description The words the assistant extracted. */
+                    asked: string;
+                    /** @description The person's zone the words were read in. */
+                    zone: string | null;
+                    /** @enum {string} */
+                    state: "scheduled" | "placed" | "refused";
+                    /** @description The moment the words name (null: they could not be read). */
+                    asked_at: string | null;
+                    /** @description When the lead is due: the first moment the window and calling rules allow from asked_at. */
+                    scheduled_at: string | null;
+                    /** @description Why scheduled_at is later than asked_at. */
+                    moved_reason: string | null;
+                    refused_reason: string | null;
+                    /** @description The callback's own call, once it ended. */
+                    callback_attempt_id: number | null;
+                }[];
             }[];
         };
         LeadsAdded: {

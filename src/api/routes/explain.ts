@@ -21,6 +21,17 @@ const ExplainedAttempt = z.object({
   created_at: z.string(),
   ended_at: z.string().nullable(),
 });
+const ExplainedCallback = z.object({
+  attempt_id: z.number().int().meta({ description: 'The call in which the person asked.' }),
+  asked: z.string().meta({ description: 'The words the assistant extracted.' }),
+  zone: z.string().nullable().meta({ description: "The person's zone the words were read in." }),
+  state: z.enum(['scheduled', 'placed', 'refused']),
+  asked_at: z.string().nullable().meta({ description: 'The moment the words name (null: they could not be read).' }),
+  scheduled_at: z.string().nullable().meta({ description: 'When the lead is due: the first moment the window and calling rules allow from asked_at.' }),
+  moved_reason: z.string().nullable().meta({ description: 'Why scheduled_at is later than asked_at.' }),
+  refused_reason: z.string().nullable(),
+  callback_attempt_id: z.number().int().nullable().meta({ description: "The callback's own call, once it ended." }),
+});
 const ExplainedLead = z.object({
   campaign: z.string(),
   lead_id: z.number().int(),
@@ -34,6 +45,7 @@ const ExplainedLead = z.object({
   contact_position: z.number().int(),
   contacts: z.array(z.string()),
   attempts: z.array(ExplainedAttempt),
+  callbacks: z.array(ExplainedCallback).meta({ description: "Callbacks the person asked for in this lead's calls, oldest first." }),
 });
 const Explanation = responseSchema(
   'Explanation',
