@@ -78,7 +78,7 @@ describe('deploy/compose-ha.yaml', () => {
       const loaded = await loadConfig(path.join(etc, 'campaignd.yaml'), env);
       expect(loaded.problems).toEqual([]);
       expect(loaded.daemon.database).toBe(config.database);
-      expect(loaded.campaigns.map((c) => c.name)).toEqual(['demo']);
+      expect(loaded.campaigns.map((c) => c.name)).toEqual(['demo', 'follow-up']);
     } finally {
       fs.rmSync(etc, { recursive: true, force: true });
     }
