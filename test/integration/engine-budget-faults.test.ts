@@ -70,11 +70,12 @@ describe('engine: budgets under faults', () => {
     await heldAndSettled(s, budget);
     expect(await isPausedInStatus(s)).toBe(true);
     const before = charged(s);
-    // The at-most-one-call-over bound is the test above's subject. Here it is only a sanity
-    // bound: on PostgreSQL under CI's load this run once spent 6 one-minute calls (0.564)
-    // against 0.3, a real overshoot not yet explained (a claim not yet committed when the next
-    // pass reads the spending is the first suspect); it is written in the README's Budgets
-    // section as known, and kept visible here rather than hidden.
+    // The at-most-one-call-over bound is the test above's subject. Here it is a sanity bound:
+    // on PostgreSQL under CI's load this run once spent 6 one-minute calls (0.564) against 0.3.
+    // A race that explains it was then found by reading and fixed (budgetSpend read the spent
+    // sum before the calls still to be priced, so a call priced between the two statements
+    // was counted in neither); until runs under load show the strict bound holds here too,
+    // this test keeps the looser one.
     expect(before.total).toBeLessThanOrEqual(0.3 + 3 * before.max + 1e-9);
 
     // What a config reload (SIGHUP) does with the edited file: the stored settings, then the engine.
