@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { DUE_LEAD_STATES_SQL } from './state-lists.js';
 import type { CallbackState, Database } from './types.js';
-import type { DueLead } from './due-leads.js';
+import { DUE_LEAD_COLUMNS, type DueLead } from './due-leads.js';
 
 // Callbacks the person asks for (README, "Callbacks the person asks for"): their rows
 // (migration 0020). Written only inside the transaction that recorded the asking call's
@@ -76,18 +76,7 @@ export async function dueCallbackLeads(db: Kysely<Database>, campaignId: number,
     .selectFrom('callbacks')
     .innerJoin('leads', 'leads.id', 'callbacks.lead_id')
     .leftJoin('lead_contacts', (join) => join.onRef('lead_contacts.lead_id', '=', 'leads.id').onRef('lead_contacts.position', '=', 'leads.contact_position'))
-    .select([
-      'leads.id',
-      'leads.campaign_id',
-      'leads.state',
-      'leads.phone_number',
-      'lead_contacts.phone_number as contact_phone',
-      'leads.contact_position',
-      'leads.timezone',
-      'leads.variables_json',
-      'leads.next_due_at',
-      'callbacks.extracted_json as previous_json',
-    ])
+    .select([...DUE_LEAD_COLUMNS, 'callbacks.extracted_json as previous_json'])
     .where('callbacks.campaign_id', '=', campaignId)
     .where('callbacks.state', '=', 'scheduled')
     .where('leads.state', 'in', DUE_LEAD_STATES_SQL)

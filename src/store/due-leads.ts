@@ -22,6 +22,19 @@ export interface DueLead {
   next_due_at: number | null;
 }
 
+/** The columns of a DueLead (leads joined with its current contact), for every query that returns them. */
+export const DUE_LEAD_COLUMNS = [
+  'leads.id',
+  'leads.campaign_id',
+  'leads.state',
+  'leads.phone_number',
+  'lead_contacts.phone_number as contact_phone',
+  'leads.contact_position',
+  'leads.timezone',
+  'leads.variables_json',
+  'leads.next_due_at',
+] as const;
+
 /** A campaign's leads due at `now`, most overdue first. */
 export async function dueLeads(db: Kysely<Database>, campaignId: number, now: number, limit: number): Promise<DueLead[]> {
   return dueLeadsQuery.rows(db, { campaignId, now, limit });
@@ -33,17 +46,7 @@ const dueLeadsQuery = prepared((db, v: { campaignId: number; now: number; limit:
     .leftJoin('lead_contacts', (join) =>
       join.onRef('lead_contacts.lead_id', '=', 'leads.id').onRef('lead_contacts.position', '=', 'leads.contact_position'),
     )
-    .select([
-      'leads.id',
-      'leads.campaign_id',
-      'leads.state',
-      'leads.phone_number',
-      'lead_contacts.phone_number as contact_phone',
-      'leads.contact_position',
-      'leads.timezone',
-      'leads.variables_json',
-      'leads.next_due_at',
-    ])
+    .select(DUE_LEAD_COLUMNS)
     .where('leads.campaign_id', '=', v.campaignId)
     .where('leads.state', 'in', DUE_LEAD_STATES_SQL)
     .where('leads.next_due_at', '<=', v.now)
