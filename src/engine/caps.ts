@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AttemptCap } from '../rules/types.js';
 import { countedAttemptTimes } from '../store/attempts.js';
+import { REQUEST_SLACK_MS } from './policy.js';
 import type { Database } from '../store/types.js';
 
 // Attempts per number (docs/design.md §11): every attempt to the number counts, in
@@ -18,13 +19,6 @@ export interface CapHold {
   /** When the oldest of the counted attempts leaves the window, so one more is allowed. */
   until: number;
 }
-
-/**
- * Longest a make_call request can take between its attempt row and the answer (client
- * timeouts are far shorter): attempts created this much before a window are still read,
- * since their call may have been created inside it.
- */
-const REQUEST_SLACK_MS = 3_600_000;
 
 /**
  * The cap that holds `phone` longest at `now`, or null when every cap allows a call.

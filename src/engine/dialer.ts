@@ -41,8 +41,8 @@ export interface DialRequest {
   variables: Record<string, unknown>;
   /** Asked right before sending: the window must be open at that instant (rule 1). */
   canSend: () => boolean;
-  /** When a "not sent" lead may be tried again (the next window opening). */
-  retryAtIfNotSent: () => number;
+  /** Why `canSend` said no, and when the lead may be tried again (the next window opening, or at once). */
+  notSent: () => { retryAt: number; reason: string };
   /**
    * The service does not know the campaign's assistant (404): stops the campaign. Awaited
    * before the refused attempt frees its slot, so no pass in between finds the campaign
@@ -80,8 +80,8 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
   }
   const now = ctx.now();
   if (answer.sent === false) {
-    const retryAt = req.retryAtIfNotSent();
-    await withdraw(ctx, attempt, retryAt, 'window closed before the request could be sent', now);
+    const { retryAt, reason } = req.notSent();
+    await withdraw(ctx, attempt, retryAt, reason, now);
     return { kind: 'not-sent', retryAt };
   }
   const callId = answer.callId;

@@ -14,6 +14,20 @@ export const CANDIDATE_MARGIN = 8;
 export const PHONE_BUSY_DEFER_MS = 30_000;
 /** Remote campaigns are followed this often: their state changes by hand, rarely. */
 export const REMOTE_FOLLOW_MS = 60_000;
+/**
+ * Longest a make_call request can take between its attempt row and the answer (client
+ * timeouts are far shorter): the per-number caps (caps.ts) still read attempts created
+ * this much before their window, since their call may have been created inside it.
+ */
+export const REQUEST_SLACK_MS = 3_600_000;
+/**
+ * A claim older than this when its request is about to be sent is not sent: the process
+ * stalled (SIGSTOP, a paused VM, a machine swapping) after the claim judged the window,
+ * the caps and the campaign. The attempt is withdrawn uncounted and the lead is judged
+ * again at once. Half of REQUEST_SLACK_MS, so the caps' assumption holds with room to spare;
+ * far above any rate-budget wait or pre-dial check.
+ */
+export const CLAIM_MAX_AGE_MS = REQUEST_SLACK_MS / 2;
 
 // Answers of the service
 

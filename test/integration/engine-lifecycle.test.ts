@@ -1,6 +1,7 @@
 // Campaign lifecycle and windows through the whole stack: pause/resume by the database
 // row (as `campaignd campaign pause` does), and a window that opens later.
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAIM_MAX_AGE_MS } from '../../src/engine/policy.js';
 import { setCampaignState } from '../../src/store/campaigns.js';
 import { assertInsideWindow, assertNoCallsBetween, callsByNumber, maxConcurrent } from '../helpers/invariants.js';
 import { allSucceed, DEFAULT_ORIGIN, phoneNumbers, startStack, type Stack } from '../helpers/stack.js';
@@ -159,5 +160,37 @@ describe('engine: pause, resume and windows', () => {
     expect(waiting.length).toBeGreaterThan(0);
     // Withheld and refused requests cost no attempt.
     for (const l of waiting) expect(l.contact_attempts).toBe(0);
+  });
+
+  it('a claim that waited past CLAIM_MAX_AGE_MS before its request (the process stalled) is not sent: withdrawn uncounted, judged again, then called once', async () => {
+    const numbers = phoneNumbers(1, 71);
+    harness = new HarnessClock(400, Date.UTC(2026, 0, 5, 10, 0, 0));
+    const clock = harness;
+    let stalls = 0;
+    stack = await startStack({
+      clock,
+      campaigns: [{ settings: { allowedHoursStart: 9 * 3600, allowedHoursEnd: 17 * 3600, maxCallsInParallel: 1, maxRetries: 0 }, leads: numbers.map((phone) => ({ phone })) }],
+      fixedOutcomes: allSucceed(numbers),
+      // The first request stalls between its claim and its send for longer than a claim may age.
+      wrapClient: (inner) => ({
+        ...inner,
+        makeCall(req, opts) {
+          if (stalls++ === 0) clock.jumpTo(clock.now() + CLAIM_MAX_AGE_MS + 60_000);
+          return inner.makeCall(req, opts);
+        },
+      }),
+    });
+    const s = stack;
+    await waitUntil(async () => (await s.db.selectFrom('leads').select('state').executeTakeFirstOrThrow()).state === 'completed', {
+      message: async () => `the lead called after its stale claim: ${JSON.stringify(await s.db.selectFrom('attempts').select(['state', 'detail']).execute())}`,
+    });
+    const attempts = await s.db.selectFrom('attempts').select(['state', 'counted', 'detail']).orderBy('id').execute();
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ state: 'withdrawn', counted: 0 });
+    expect(attempts[0]!.detail).toMatch(/^claimed 3\d min before it could be sent \(the process stalled\)/);
+    expect(attempts[1]!.state).not.toBe('withdrawn');
+    expect(s.simCalls()).toHaveLength(1);
+    const lead = await s.db.selectFrom('leads').select('contact_attempts').executeTakeFirstOrThrow();
+    expect(Number(lead.contact_attempts)).toBe(1);
   });
 });

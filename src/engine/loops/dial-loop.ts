@@ -15,7 +15,7 @@ import { deferHeld, holdOf, readLeadFacts } from '../person-hold.js';
 import { dialingAllowed, gateLookAt, nextPassAt, planCampaigns, SlotPlan, type DialGate } from '../planner.js';
 import { readBudgetFacts } from '../budget-read.js';
 import { budgetPaused } from '../../stats/budget.js';
-import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
+import { ACCOUNT_PAUSE_MS, CANDIDATE_MARGIN, CLAIM_MAX_AGE_MS, CONFIRM_WINDOW_MS, MAX_SLEEP_MS, PHONE_BUSY_DEFER_MS, STORE_RETRY_MS, STORE_RETRY_TRIES } from '../policy.js';
 import type { PredialDeps } from '../predial.js';
 import { createPredialStep } from '../predial-step.js';
 import type { EngineClient } from '../ports.js';
@@ -257,6 +257,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
 
   function startDial(c: RuntimeCampaign, lead: DueCandidate, attempt: Parameters<typeof dial>[1]['attempt']): void {
     const variables = { ...parseObject(lead.variables_json), ...previousVariables(lead.previous_json ?? null) };
+    let stale = false;
     const task = dial(
       { db, commit, client, logger: campaignLogger(c.name), now: () => clock.now(), settleMs: deps.settleMs },
       {
@@ -265,9 +266,15 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         canSend: () => {
           const current = campaigns.get(c.id);
           const at = clock.now();
-          return dialingAllowed(gate(), at) && current?.state === 'running' && windowsOpen(c, lead, at);
+          stale = at - Number(attempt.created_at) > CLAIM_MAX_AGE_MS;
+          return !stale && dialingAllowed(gate(), at) && current?.state === 'running' && windowsOpen(c, lead, at);
         },
-        retryAtIfNotSent: () => c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(clock.now()) ?? clock.now() + 3600_000,
+        notSent: () => {
+          const at = clock.now();
+          // A stale claim is judged again at once: nothing about the lead says wait.
+          if (stale) return { retryAt: at, reason: `claimed ${Math.round((at - Number(attempt.created_at)) / 60_000)} min before it could be sent (the process stalled): judged again` };
+          return { retryAt: c.person(lead.contact_phone ?? lead.phone_number, lead.timezone).nextOpening(at) ?? at + 3600_000, reason: 'window closed before the request could be sent' };
+        },
         assistantMissing: async () => {
           await setCampaignProblem(db, c.id, `assistant ${attempt.assistant_id} not found by the service (404)`, clock.now());
           await campaigns.refresh(true);
