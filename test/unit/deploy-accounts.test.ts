@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { systemClock } from '../../src/time/clock.js';
+import { readRepoFile, repoRoot, type ComposeService } from '../helpers/deploy-files.js';
 
 // deploy/compose-accounts.yaml and campaignd-accounts.conf need Docker and systemd, which the
 // suite does not run; what can break silently in an edit is checked here: the three
@@ -13,19 +14,9 @@ import { systemClock } from '../../src/time/clock.js';
 // that token's user owns in the simulator, the balancer knows every instance, and the
 // systemd credentials are the files the accounts read.
 
-const root = path.resolve(import.meta.dirname, '../..');
-const read = (file: string): string => fs.readFileSync(path.join(root, file), 'utf8');
-
-interface Service {
-  image?: string;
-  command?: string[];
-  hostname?: string;
-  environment?: Record<string, string>;
-  volumes?: string[];
-  secrets?: string[];
-  healthcheck?: { test?: string[] };
-  entrypoint?: string[];
-}
+const root = repoRoot;
+const read = readRepoFile;
+type Service = ComposeService;
 
 const compose = parse(read('deploy/compose-accounts.yaml'), { merge: true }) as { services: Record<string, Service>; secrets: Record<string, { file: string }> };
 const names = ['campaignd-a', 'campaignd-b', 'campaignd-c'];

@@ -4,24 +4,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
+import { readRepoFile, repoRoot, type ComposeService } from '../helpers/deploy-files.js';
 
 // The PostgreSQL recipes of deploy/ need Docker and systemd, which the suite does not
 // run; what can break silently in an edit is checked here: the two instances stay
 // interchangeable, and no password lands in a URL or in campaignd's YAML.
 
-const root = path.resolve(import.meta.dirname, '../..');
-const read = (file: string): string => fs.readFileSync(path.join(root, file), 'utf8');
-
-interface Service {
-  image?: string;
-  command?: string[];
-  hostname?: string;
-  environment?: Record<string, string>;
-  volumes?: string[];
-  secrets?: string[];
-  healthcheck?: { test?: string[]; disable?: boolean };
-  entrypoint?: string[];
-}
+const root = repoRoot;
+const read = readRepoFile;
+type Service = ComposeService;
 interface Compose {
   services: Record<string, Service>;
   secrets: Record<string, { file: string }>;
