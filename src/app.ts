@@ -12,6 +12,7 @@ import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
 import { migrateToLatest } from './store/migrate.js';
+import { readiness } from './http/readiness.js';
 import { createAccountEngines, type AccountEngines, type AccountLane } from './engine/accounts.js';
 import { campaignAccount, DEFAULT_ACCOUNT } from './config/accounts.js';
 import type { EngineClient } from './engine/ports.js';
@@ -200,6 +201,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
     let stopSideDuties: (() => void) | null = null;
     cleanups.push(async () => stopSideDuties?.());
 
+    /** Each account's state as the heartbeat and /readyz report it: a token file that cannot be read counts as rejected. */
+    const accountStates = (): DaemonAccount[] => {
+      const problem = opts.tokenProblem?.();
+      return engine.accounts().map((a): DaemonAccount => {
+        const facts = a.name === DEFAULT_ACCOUNT && !opts.accountFacts ? { requests: requestsOf(opts.apiCounters?.()), tokenProblem: problem } : opts.accountFacts?.(a.name);
+        const missing = facts?.tokenProblem;
+        return { name: a.name, api: missing ? 'token-rejected' : a.api, apiDetail: missing ?? a.apiDetail, requests: facts?.requests ?? { sent: 0, rateLimited: 0 } };
+      });
+    };
+
     let httpServer: HttpServerHandle | null = null;
     if (opts.http !== false) {
       // On PostgreSQL the API answers on connections of its own: its requests on the engine's
@@ -219,16 +230,13 @@ export async function startApp(opts: AppOptions): Promise<App> {
         metrics,
         clock,
         ready: async () => {
-          const api = engine.status();
-          let database = 'ok';
+          let database: 'ok' | 'unavailable' = 'ok';
           try {
             await probeCampaigns(db);
           } catch {
             database = 'unavailable';
           }
-          const problem = opts.tokenProblem?.();
-          const token = problem ?? (api.api === 'token-rejected' ? 'rejected by the service' : api.api);
-          return { ok: database === 'ok' && api.api === 'ok' && !problem, checks: { database, token } };
+          return readiness({ database, accounts: accountStates(), tokenProblem: opts.tokenProblem?.() });
         },
         webhook: {
           secret: opts.webhookSecret,
@@ -333,11 +341,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         apiDetail: problem ?? api.apiDetail,
         ...(opts.tokenSource ? { tokenSource: opts.tokenSource() } : {}),
         ...(opts.apiCounters ? { api: opts.apiCounters() } : {}),
-        accounts: engine.accounts().map((a): DaemonAccount => {
-          const facts = a.name === DEFAULT_ACCOUNT && !opts.accountFacts ? { requests: requestsOf(opts.apiCounters?.()), tokenProblem: problem } : opts.accountFacts?.(a.name);
-          const missing = facts?.tokenProblem;
-          return { name: a.name, api: missing ? 'token-rejected' : a.api, apiDetail: missing ?? a.apiDetail, requests: facts?.requests ?? { sent: 0, rateLimited: 0 } };
-        }),
+        accounts: accountStates(),
       });
     };
     await beat();

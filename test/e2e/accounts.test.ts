@@ -81,8 +81,18 @@ describe('campaignd with two accounts', () => {
     const metrics = await httpGet(`${workspace.httpUrl}/metrics`);
     expect(metrics.body).toMatch(/^campaignd_account_requests_total\{account="globex"\} \d+$/m);
 
+    expect((await httpGet(`${workspace.httpUrl}/readyz`)).status).toBe(200);
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    const outputs = [daemon.stdout(), daemon.stderr(), status.stdout, human.stdout, metrics.body, good.stdout, crossed.stdout, wrong.stdout, wrong.stderr];
+
+    // globex's token rejected: the daemon stays ready for acme (a balancer keeps sending it
+    // acme's webhooks), and /readyz names the account that is not.
+    const halfDaemon = await startDaemon(workspace, { ...env, GLOBEX_TOKEN: 'tok-wrong-DO-NOT-LOG' });
+    let ready = await httpGet(`${workspace.httpUrl}/readyz`);
+    await waitUntil(async () => (ready = await httpGet(`${workspace.httpUrl}/readyz`)).body.includes('globex rejected by the service'), { timeoutMs: 30_000, intervalMs: 200, message: () => `readyz naming globex: ${ready.status} ${ready.body}` });
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toMatchObject({ checks: { database: 'ok', accounts: '1 of 2 ok; globex rejected by the service' } });
+    expect(await halfDaemon.stop()).toEqual({ code: 0, signal: null });
+    const outputs = [daemon.stdout(), daemon.stderr(), halfDaemon.stdout(), halfDaemon.stderr(), ready.body, status.stdout, human.stdout, metrics.body, good.stdout, crossed.stdout, wrong.stdout, wrong.stderr];
     assertNoSecrets(outputs, 'the daemon and CLI output');
     for (const t of outputs) expect(t).not.toContain(TOKEN_B);
   }, 120_000);
