@@ -2,8 +2,8 @@ import * as chrono from 'chrono-node';
 import { DateTime } from 'luxon';
 
 // "Call me back tomorrow at three": the time a person asked for, read from what the
-// assistant extracted, in the PERSON's zone. chrono-node reads the words (English, then
-// German) and ISO 8601; luxon places the wall-clock time in the zone, so a callback asked
+// assistant extracted, in the PERSON's zone. chrono-node reads the words (English and
+// German, the reading that covers more of them) and ISO 8601; luxon places the wall-clock time in the zone, so a callback asked
 // across a daylight-saving change lands at the hour the person meant:
 //  - a relative time ("in 2 hours", "in zwei Stunden") is that long after the call ended;
 //  - a time with an explicit offset ("2026-12-01T15:00+02:00") is that instant;
@@ -42,10 +42,12 @@ export function readCallbackTime(value: unknown, opts: CallbackReadOptions): Cal
   // chrono reads against the person's wall clock, written as if it were UTC: its answer's
   // fields are then that wall clock's fields, which luxon places in the real zone.
   const floating = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second, local.millisecond);
+  // Each language's reading; the one covering more of the words wins (English first on a
+  // tie): English reads a bare "9:30" out of "übermorgen um 9:30" and would lose the day.
   let found: chrono.ParsedResult | undefined;
   for (const parser of PARSERS) {
-    found = parser.parse(asked, { instant: new Date(floating), timezone: 0 }, { forwardDate: true })[0];
-    if (found) break;
+    const reading = parser.parse(asked, { instant: new Date(floating), timezone: 0 }, { forwardDate: true })[0];
+    if (reading && (!found || reading.text.length > found.text.length)) found = reading;
   }
   if (!found) return { ok: false, asked, reason: 'no date or time could be read from it' };
   const start = found.start;

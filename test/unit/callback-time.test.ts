@@ -20,6 +20,15 @@ describe('the callback time a person asked for', () => {
     expect(at('at 9', '2026-11-26T14:00:00Z', 'Europe/Berlin')).toBe('2026-11-27T08:00:00.000Z');
   });
 
+  it('takes the reading that covers the whole phrase, not the bare time English reads out of German words', () => {
+    // Thursday 26 November 2026, 15:00 in Berlin. English alone reads only "9:30" (today, or
+    // tomorrow) out of these; the German reading covers the day as well.
+    expect(at('übermorgen um 9:30', '2026-11-26T14:00:00Z', 'Europe/Berlin')).toBe('2026-11-28T08:30:00.000Z');
+    expect(at('nächsten Montag um 10:30', '2026-11-26T14:00:00Z', 'Europe/Berlin')).toBe('2026-11-30T09:30:00.000Z');
+    // An English phrase keeps its English reading.
+    expect(at('next Monday at 10:30', '2026-11-26T14:00:00Z', 'Europe/Berlin')).toBe('2026-11-30T09:30:00.000Z');
+  });
+
   it('counts a relative time from the end of the call, whatever the zone', () => {
     expect(at('in 2 hours', '2026-11-26T14:00:00Z', 'Europe/Berlin')).toBe('2026-11-26T16:00:00.000Z');
     expect(at('in zwei Stunden', '2026-11-26T14:00:00Z', 'Asia/Tokyo')).toBe('2026-11-26T16:00:00.000Z');
