@@ -56,7 +56,8 @@ function callbackLine(c: ExplainedCallback): string {
   if (c.state === 'refused') return `${head}${at}: not scheduled, ${c.refused_reason}`;
   const moved = c.moved_reason ? `, scheduled ${c.scheduled_at} (${c.moved_reason})` : ', scheduled then';
   const placed = c.state === 'placed' ? `; placed in call #${c.callback_attempt_id}` : '';
-  return `${head}${at}${moved}${placed}`;
+  const dropped = c.state === 'dropped' ? `; dropped, ${c.dropped_reason}` : '';
+  return `${head}${at}${moved}${placed}${dropped}`;
 }
 
 function render(x: Explanation): string {

@@ -62,7 +62,7 @@ export interface ExplainedCallback {
   attempt_id: number;
   asked: string;
   zone: string | null;
-  /** 'scheduled', 'placed' or 'refused'. */
+  /** 'scheduled', 'placed', 'refused' or 'dropped' (the lead ended otherwise first). */
   state: string;
   /** The moment the words name, in the person's zone (null when they could not be read). */
   asked_at: string | null;
@@ -71,6 +71,8 @@ export interface ExplainedCallback {
   /** Why scheduled_at is later than asked_at. */
   moved_reason: string | null;
   refused_reason: string | null;
+  /** Why a scheduled callback was dropped: the lead's final state and its reason. */
+  dropped_reason: string | null;
   /** The callback's own call, once it ended. */
   callback_attempt_id: number | null;
 }
@@ -151,6 +153,7 @@ function explainCallback(c: Awaited<ReturnType<typeof callbacksOfLead>>[number])
     scheduled_at: c.due_at === null ? null : iso(Number(c.due_at), zone),
     moved_reason: c.moved_reason,
     refused_reason: c.refused_reason,
+    dropped_reason: c.dropped_reason,
     callback_attempt_id: c.placed_attempt_id === null ? null : Number(c.placed_attempt_id),
   };
 }

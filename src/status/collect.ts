@@ -14,7 +14,7 @@ import { predialCountsByCampaign, type PredialCounts } from '../store/predial-co
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
 import { collectVariants } from './variants.js';
-import { callbackCounts, type CallbackCounts } from '../store/callbacks.js';
+import { callbackCounts, emptyCallbackCounts, type CallbackCounts } from '../store/callbacks.js';
 import { budgetDay, budgetHold, budgetPaused, unitCost } from '../stats/budget.js';
 import { budgetSpend } from '../store/budget.js';
 import type { BudgetStatus, CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
@@ -87,7 +87,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       const campaign = await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
       campaign.leads.confirming = confirming.get(row.id) ?? 0;
       if (checked.has(row.id)) campaign.predial = predialStatus(predial.get(row.id));
-      if (parseCampaignConfig(row.config_json)?.callbacks) campaign.callbacks = callbacks.get(row.id) ?? { scheduled: 0, placed: 0, refused: 0 };
+      if (parseCampaignConfig(row.config_json)?.callbacks) campaign.callbacks = callbacks.get(row.id) ?? emptyCallbackCounts();
       const variants = await collectVariants(trx, row.id, parseCampaignConfig(row.config_json));
       if (variants) Object.assign(campaign, { variants: variants.variants, variants_p_value: variants.p_value, variants_significant: variants.significant });
       campaigns.push(campaign);

@@ -56,7 +56,9 @@ export function renderStatus(report: StatusReport, options: RenderOptions): stri
   const budgetLines = renderBudgetLines(report.campaigns);
   if (budgetLines.length) lines.push('', ...budgetLines);
   for (const c of report.campaigns) if (c.variants) lines.push('', ...renderVariantLines(c));
-  const callbackLines = report.campaigns.filter((c) => c.callbacks && c.callbacks.scheduled + c.callbacks.placed + c.callbacks.refused > 0).map((c) => `${c.name}: callbacks ${c.callbacks!.scheduled} scheduled · ${c.callbacks!.placed} placed · ${c.callbacks!.refused} refused`);
+  const callbackLines = report.campaigns
+    .filter((c) => c.callbacks && c.callbacks.scheduled + c.callbacks.placed + c.callbacks.refused + c.callbacks.dropped > 0)
+    .map((c) => `${c.name}: callbacks ${c.callbacks!.scheduled} scheduled · ${c.callbacks!.placed} placed · ${c.callbacks!.refused} refused · ${c.callbacks!.dropped} dropped`);
   if (callbackLines.length) lines.push('', ...callbackLines);
   if (report.hooks?.length) lines.push('', ...renderHookLines(report.hooks));
   const accountLines = renderAccountLines(report.accounts);

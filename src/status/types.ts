@@ -111,8 +111,11 @@ export interface CampaignStatus {
   predial?: PredialStatus;
   /** Spending against the campaign's budget (README, "Budgets"); absent without a budget. */
   budget?: BudgetStatus;
-  /** Callbacks the person asked for (README, "Callbacks the person asks for"); absent without callbacks. */
-  callbacks?: { scheduled: number; placed: number; refused: number };
+  /**
+   * Callbacks the person asked for (README, "Callbacks the person asks for"), one per asking
+   * call: still to place, placed, refused, or dropped (the lead ended otherwise first); absent without callbacks.
+   */
+  callbacks?: { scheduled: number; placed: number; refused: number; dropped: number };
 }
 
 export interface PredialStatus {

@@ -6,7 +6,9 @@ import { DUE_LEAD_COLUMNS, type DueLead } from './due-leads.js';
 // Callbacks the person asks for (README, "Callbacks the person asks for"): their rows
 // (migration 0020). Written only inside the transaction that recorded the asking call's
 // outcome, so a callback is decided once per call whatever reports the call, and a crash
-// leaves either the outcome with its callback or neither.
+// leaves either the outcome with its callback or neither. A scheduled callback whose lead
+// ends otherwise is dropped by a trigger on the lead's state (migration 0026), in the
+// transaction that ended the lead, whichever code wrote that state.
 
 type Trx = Transaction<Database>;
 
@@ -89,6 +91,10 @@ export async function dueCallbackLeads(db: Kysely<Database>, campaignId: number,
 
 export type CallbackCounts = Record<CallbackState, number>;
 
+export function emptyCallbackCounts(): CallbackCounts {
+  return { scheduled: 0, placed: 0, refused: 0, dropped: 0 };
+}
+
 /** Callbacks per state of each campaign (status): one grouped count over the callbacks_campaign_state index (a row per asking call, not per lead). */
 export async function callbackCounts(db: Kysely<Database>): Promise<Map<number, CallbackCounts>> {
   const rows = await db
@@ -98,7 +104,7 @@ export async function callbackCounts(db: Kysely<Database>): Promise<Map<number, 
     .execute();
   const out = new Map<number, CallbackCounts>();
   for (const r of rows) {
-    const c = out.get(Number(r.campaign_id)) ?? { scheduled: 0, placed: 0, refused: 0 };
+    const c = out.get(Number(r.campaign_id)) ?? emptyCallbackCounts();
     c[r.state] = Number(r.n);
     out.set(Number(r.campaign_id), c);
   }

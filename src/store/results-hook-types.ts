@@ -1,6 +1,6 @@
 // Row types of the hook tables of migrations/0007_hooks.ts. Times are epoch milliseconds.
 
-export const HOOK_EVENT_TYPES = ['attempt.ended', 'lead.final', 'lead.moved', 'campaign.completed'] as const;
+export const HOOK_EVENT_TYPES = ['attempt.ended', 'lead.final', 'lead.moved', 'lead.callback_scheduled', 'campaign.completed'] as const;
 export type HookEventType = (typeof HOOK_EVENT_TYPES)[number];
 
 export interface HookSubscriptionsTable {

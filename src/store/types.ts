@@ -88,7 +88,8 @@ export interface LeadsTable {
   callbacks_given: Generated<number>;
 }
 
-export type CallbackState = 'scheduled' | 'placed' | 'refused';
+/** 'dropped': the lead ended otherwise before the callback was placed (migration 0026). */
+export type CallbackState = 'scheduled' | 'placed' | 'refused' | 'dropped';
 
 /** A callback the person asked for, one per asking call (migration 0020). */
 export interface CallbacksTable {
@@ -109,6 +110,8 @@ export interface CallbacksTable {
   /** Why due_at differs from asked_at. */
   moved_reason: string | null;
   refused_reason: string | null;
+  /** Why a scheduled callback was dropped: the lead's final state and its reason (migration 0026). */
+  dropped_reason: Generated<string | null>;
   /** The callback call, once it ended. */
   placed_attempt_id: number | null;
   /** The asking call's extracted variables (previous.NAME of the callback call). */

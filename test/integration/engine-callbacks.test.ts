@@ -82,7 +82,7 @@ describe('callbacks through the stack', () => {
     ]);
     expect(explained.leads[0]!.callbacks[0]!.asked_at).toMatch(/^2026-01-05T\d\d:\d\d:\d\d-05:00$/);
     const report = await collectStatus(s.db, { now: s.clock.now(), version: 'test', isPidAlive: () => true });
-    expect(report.campaigns[0]!.callbacks).toEqual({ scheduled: 0, placed: 2, refused: 1 });
+    expect(report.campaigns[0]!.callbacks).toEqual({ scheduled: 0, placed: 2, refused: 1, dropped: 0 });
     // The dialing rules still hold (a callback lead's extra calls are the callbacks', not retries).
     assertNoOverlapPerNumber(calls);
     assertParallelLimit(calls, 1, 'campaign main');

@@ -25,11 +25,12 @@ const ExplainedCallback = z.object({
   attempt_id: z.number().int().meta({ description: 'The call in which the person asked.' }),
   asked: z.string().meta({ description: 'The words the assistant extracted.' }),
   zone: z.string().nullable().meta({ description: "The person's zone the words were read in." }),
-  state: z.enum(['scheduled', 'placed', 'refused']),
+  state: z.enum(['scheduled', 'placed', 'refused', 'dropped']).meta({ description: 'dropped: the lead ended otherwise (cancelled, suppressed, moved…) before the callback was placed.' }),
   asked_at: z.string().nullable().meta({ description: 'The moment the words name (null: they could not be read).' }),
   scheduled_at: z.string().nullable().meta({ description: 'When the lead is due: the first moment the window and calling rules allow from asked_at.' }),
   moved_reason: z.string().nullable().meta({ description: 'Why scheduled_at is later than asked_at.' }),
   refused_reason: z.string().nullable(),
+  dropped_reason: z.string().nullable().meta({ description: "Why it was dropped: the lead's final state and its reason." }),
   callback_attempt_id: z.number().int().nullable().meta({ description: "The callback's own call, once it ended." }),
 });
 const ExplainedLead = z.object({
