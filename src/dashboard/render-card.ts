@@ -1,5 +1,6 @@
 import type { CampaignStatus } from '../status/types.js';
 import { renderBudget, stateBadge } from './render-budget.js';
+import { renderCallbacks } from './render-callbacks.js';
 import { renderVariants } from './render-variants.js';
 import { fmt, hourColumns, legend, meter, pct, stackedBar, type Segment } from './charts.js';
 import { html, type Html } from './html.js';
@@ -54,6 +55,7 @@ export function renderCard(c: CampaignStatus, ctx: CardContext): Html {
 <div class="cell"><h3>Window</h3><p class="window ${c.window.open ? 'ok' : 'muted'}">${windowText(c, ctx.now)}</p></div>
 <div class="cell"><h3>Live calls</h3><p><b class="live">${c.live_calls}</b> / ${c.max_calls_in_parallel}</p>${meter(c.live_calls, c.max_calls_in_parallel, `${c.live_calls} live calls of ${c.max_calls_in_parallel}`)}</div>
 ${renderBudget(c)}
+${renderCallbacks(c)}
 <div class="cell wide"><h3>Attempts per hour, last 24 h <small>(${fmt(today)})</small></h3>${hourColumns(ctx.hours, ctx.since, `attempts per hour of ${c.name}`)}</div>
 </div>
 <h3>Lead progress <small><span class="finished">${fmt(finished)}</span> of ${fmt(l.total)} finished (${pct(finished, l.total)})${c.estimated_finish_at ? html` · done by about ${spokenTime(c.estimated_finish_at, c.window.timezone, ctx.now)}` : ''}</small></h3>

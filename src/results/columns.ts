@@ -23,8 +23,13 @@ export const FIXED_COLUMNS = [
   'times_from',
   'cost',
   'recording_url',
-  // Last, so that readers of the columns before it keep their positions.
+  // Last, so that readers of the columns before them keep their positions.
   'variant',
+  'callback_asked',
+  'callback_state',
+  'callback_scheduled_at',
+  'callback_refused_reason',
+  'callback_call',
 ] as const;
 
 const PAGE = 5000;

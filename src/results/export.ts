@@ -3,6 +3,7 @@ import { exportAttemptsOf, exportChangedLeadPage, exportLeadPage, type ChangeCur
 import type { Database } from '../store/types.js';
 import { hasMigration } from '../store/migrate.js';
 import { VARIANTS_MIGRATION } from '../store/variants.js';
+import { CALLBACKS_MIGRATION } from '../store/callbacks.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
 import { callTimes, type TimesFrom } from './call-times.js';
 import { cellText, csvRecord, UTF8_BOM } from './csv.js';
@@ -53,6 +54,7 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
   if (!jsonl) await buffered.write(`${opts.bom === false ? '' : UTF8_BOM}${csvRecord(header)}`);
   const pageSize = opts.pageSize ?? (jsonl ? 200 : 1000);
   const variants = await hasMigration(db, VARIANTS_MIGRATION);
+  const callbacks = await hasMigration(db, CALLBACKS_MIGRATION);
   let leads = 0;
   let after = 0;
   let afterChange = feed?.after;
@@ -61,7 +63,7 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
     if (page.length === 0) break;
     const ids = page.map((l) => l.lead_id);
     const range = feed ? { leadIds: ids } : {};
-    const attempts = groupByLead(await exportAttemptsOf(db, Math.min(...ids), Math.max(...ids), { texts: jsonl, campaignIds: opts.scope.campaignIds, ...range }));
+    const attempts = groupByLead(await exportAttemptsOf(db, Math.min(...ids), Math.max(...ids), { texts: jsonl, campaignIds: opts.scope.campaignIds, callbacks, ...range }));
     for (const lead of page) {
       const campaign = opts.campaignNames.get(lead.campaign_id) ?? String(lead.campaign_id);
       const history = attempts.get(lead.lead_id) ?? [];
@@ -98,6 +100,18 @@ function summary(lead: ExportLeadRow, campaign: string, history: readonly Export
     cost: last?.cost ?? null,
     recording_url: last?.recording_url ?? null,
     variant: lead.variant,
+    ...callbackFields(last),
+  };
+}
+
+/** What a call asked of callbacks (README, "Callbacks the person asks for"), and whether it was a callback's own call. */
+function callbackFields(a: ExportAttemptRow | undefined) {
+  return {
+    callback_asked: a?.callback_asked ?? null,
+    callback_state: a?.callback_state ?? null,
+    callback_scheduled_at: iso(a?.callback_due_at ?? null),
+    callback_refused_reason: a?.callback_refused_reason ?? null,
+    callback_call: a ? Number(a.callback_call) === 1 : false,
   };
 }
 
@@ -140,6 +154,7 @@ function attemptJson(a: ExportAttemptRow): string {
     cost: a.cost,
     recording_url: a.recording_url,
     result_source: a.source,
+    ...callbackFields(a),
   };
   const text = JSON.stringify(plain);
   return `${text.slice(0, -1)},"transcript":${a.transcript_json ?? 'null'},"extracted":${rawObject(a.extracted_json)},"evaluation":${a.evaluation_json ?? 'null'}}`;

@@ -12,6 +12,9 @@ import { DUE_LEAD_COLUMNS, type DueLead } from './due-leads.js';
 
 type Trx = Transaction<Database>;
 
+/** The migration that made the callbacks table (readers of an older store leave callbacks out). */
+export const CALLBACKS_MIGRATION = '0020_callbacks';
+
 /** What a call asked, as recorded: scheduled when dueAt is set, else refused with a reason. */
 export interface CallbackNote {
   /** The person's words. */

@@ -65,6 +65,15 @@ export interface ExportAttemptRow {
   transcript_json?: string | null;
   evaluation_json?: string | null;
   source: string | null;
+  /** The callback this call asked for (README, "Callbacks the person asks for"): null when it asked for none. */
+  callback_asked: string | null;
+  /** 'scheduled', 'placed', 'refused' or 'dropped'. */
+  callback_state: string | null;
+  /** When the asked callback was due: the first allowed moment from the asked one (null when refused). */
+  callback_due_at: number | null;
+  callback_refused_reason: string | null;
+  /** 1 when this call was a callback's own call (counted once it ended). */
+  callback_call: number;
 }
 
 // Attempts never sent (withdrawn) or settled as never placed tried nobody.
@@ -129,8 +138,15 @@ export async function exportAttemptsOf(
   db: Kysely<Database>,
   first: number,
   last: number,
-  opts: { texts: boolean; campaignIds?: readonly number[]; leadIds?: readonly number[] },
+  opts: { texts: boolean; campaignIds?: readonly number[]; leadIds?: readonly number[]; callbacks?: boolean },
 ): Promise<ExportAttemptRow[]> {
+  // The callback a call asked for: by the unique attempt_id. Whether it was a callback's call:
+  // the lead's callbacks through callbacks_lead. A database before migration 0020 has neither.
+  const callbacks = opts.callbacks
+    ? sql`, c.asked as callback_asked, c.state as callback_state, c.due_at as callback_due_at, c.refused_reason as callback_refused_reason,
+      case when exists (select 1 from callbacks p where p.lead_id = a.lead_id and p.placed_attempt_id = a.id) then 1 else 0 end as callback_call`
+    : sql`, null as callback_asked, null as callback_state, null as callback_due_at, null as callback_refused_reason, 0 as callback_call`;
+  const callbackJoin = opts.callbacks ? sql`left join callbacks c on c.attempt_id = a.id` : sql``;
   const texts = opts.texts ? sql`, r.transcript_json, r.evaluation_json` : sql``;
   // A page of the change feed is not a contiguous id range: only its own leads.
   const only = opts.leadIds ? sql`and a.lead_id in (${sql.join([...opts.leadIds])})` : sql``;
@@ -139,9 +155,10 @@ export async function exportAttemptsOf(
     select a.id, a.lead_id, a.contact_position, a.phone_number, a.state, a.counted, a.outcome, a.call_id, a.call_status, a.answered_by,
       a.outcome_source, a.created_at, a.sent_at, a.ended_at,
       r.status as result_status, r.answered_by as result_answered_by, r.duration_seconds, r.started_at,
-      r.ended_at as result_ended_at, r.cost, r.recording_url, r.extracted_json, r.source ${texts}
+      r.ended_at as result_ended_at, r.cost, r.recording_url, r.extracted_json, r.source ${texts} ${callbacks}
     from attempts a
     left join call_results r on r.attempt_id = a.id
+    ${callbackJoin}
     where a.lead_id >= ${first} and a.lead_id <= ${last} and a.state in ${TRIED} ${campaigns} ${only}
     order by a.lead_id, a.id`.execute(db);
   return result.rows;

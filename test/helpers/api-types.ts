@@ -417,8 +417,11 @@ export interface components {
                     asked: string;
                     /** @description The person's zone the words were read in. */
                     zone: string | null;
-                    /** @enum {string} */
-                    state: "scheduled" | "placed" | "refused";
+                    /**
+                     * @description dropped: the lead ended otherwise (cancelled, suppressed, moved…) before the callback was placed.
+                     * @enum {string}
+                     */
+                    state: "scheduled" | "placed" | "refused" | "dropped";
                     /** @description The moment the words name (null: they could not be read). */
                     asked_at: string | null;
                     /** @description When the lead is due: the first moment the window and calling rules allow from asked_at. */
@@ -426,6 +429,8 @@ export interface components {
                     /** @description Why scheduled_at is later than asked_at. */
                     moved_reason: string | null;
                     refused_reason: string | null;
+                    /** @description Why it was dropped: the lead's final state and its reason. */
+                    dropped_reason: string | null;
                     /** @description The callback's own call, once it ended. */
                     callback_attempt_id: number | null;
                 }[];
@@ -526,6 +531,16 @@ export interface components {
             times_from: string | null;
             cost: number | null;
             recording_url: string | null;
+            /** @description The words with which the call asked to be called back; null when it did not ask. */
+            callback_asked: string | null;
+            /** @description What became of that callback; dropped: the lead ended otherwise before it was placed. */
+            callback_state: ("scheduled" | "placed" | "refused" | "dropped") | null;
+            /** @description When it was due (ISO 8601, UTC): the asked moment, or the first allowed one after it; null when refused. */
+            callback_scheduled_at: string | null;
+            /** @description Why it was not scheduled. */
+            callback_refused_reason: string | null;
+            /** @description True when this call was a callback's own call. */
+            callback_call: boolean;
             /** @description The lead's own columns. */
             variables: {
                 [key: string]: unknown;
@@ -540,6 +555,16 @@ export interface components {
                 attempt_id: number;
                 phone_number: string;
                 state: string;
+                /** @description The words with which the call asked to be called back; null when it did not ask. */
+                callback_asked: string | null;
+                /** @description What became of that callback; dropped: the lead ended otherwise before it was placed. */
+                callback_state: ("scheduled" | "placed" | "refused" | "dropped") | null;
+                /** @description When it was due (ISO 8601, UTC): the asked moment, or the first allowed one after it; null when refused. */
+                callback_scheduled_at: string | null;
+                /** @description Why it was not scheduled. */
+                callback_refused_reason: string | null;
+                /** @description True when this call was a callback's own call. */
+                callback_call: boolean;
             } & {
                 [key: string]: unknown;
             })[];

@@ -77,7 +77,8 @@ describe('campaignd results', () => {
     const rows = parse(out.stdout.text, { bom: true, columns: true }) as Record<string, string>[];
     expect(Object.keys(rows[0]!)).toEqual([
       'campaign', 'lead_id', 'phone_number', 'state', 'state_reason', 'attempts', 'last_outcome', 'last_call_status', 'answered_by',
-      'duration_seconds', 'started_at', 'ended_at', 'times_from', 'cost', 'recording_url', 'variant', 'first_name', 'lead.state', 'plan',
+      'duration_seconds', 'started_at', 'ended_at', 'times_from', 'cost', 'recording_url', 'variant',
+      'callback_asked', 'callback_state', 'callback_scheduled_at', 'callback_refused_reason', 'callback_call', 'first_name', 'lead.state', 'plan',
       'extracted.interested', 'extracted.callback', 'extracted.note',
     ]);
     expect(rows).toHaveLength(2);

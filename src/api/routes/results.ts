@@ -22,6 +22,15 @@ export const RESULTS_SETTLE_MS = 5_000;
 
 const Cursor = z.string().meta({ description: 'Where this line is in the feed: pass it as `since` to get only what changed after it. Opaque ("CHANGED_AT_MS.LEAD_ID").' });
 
+/** What a call asked of callbacks (README, "Callbacks the person asks for"): the last call's at the top, each call's in attempt_history. */
+const CallbackFields = {
+  callback_asked: z.string().nullable().meta({ description: 'The words with which the call asked to be called back; null when it did not ask.' }),
+  callback_state: z.enum(['scheduled', 'placed', 'refused', 'dropped']).nullable().meta({ description: 'What became of that callback; dropped: the lead ended otherwise before it was placed.' }),
+  callback_scheduled_at: z.string().nullable().meta({ description: 'When it was due (ISO 8601, UTC): the asked moment, or the first allowed one after it; null when refused.' }),
+  callback_refused_reason: z.string().nullable().meta({ description: 'Why it was not scheduled.' }),
+  callback_call: z.boolean().meta({ description: "True when this call was a callback's own call." }),
+};
+
 const ResultLine = responseSchema(
   'ResultLine',
   z
@@ -42,11 +51,12 @@ const ResultLine = responseSchema(
       times_from: z.string().nullable(),
       cost: z.number().nullable(),
       recording_url: z.string().nullable(),
+      ...CallbackFields,
       variables: z.record(z.string(), z.unknown()).meta({ description: "The lead's own columns." }),
       extracted: z.record(z.string(), z.unknown()).meta({ description: 'What the assistant extracted in the last call.' }),
       evaluation: z.unknown(),
       transcript: z.unknown(),
-      attempt_history: z.array(z.looseObject({ attempt_id: z.number().int(), phone_number: z.string(), state: z.string() })),
+      attempt_history: z.array(z.looseObject({ attempt_id: z.number().int(), phone_number: z.string(), state: z.string(), ...CallbackFields })),
     })
     .meta({ description: 'One lead as `campaignd results --format jsonl` writes it, with its feed cursor first. The API sends one per line (application/jsonl).' }),
 );
