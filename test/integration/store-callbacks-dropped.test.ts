@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { explainNumber } from '../../src/explain/explain.js';
 import { collectStatus } from '../../src/status/collect.js';
+import { renderStatus } from '../../src/status/render.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import type { CallbackNote } from '../../src/store/callbacks.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -106,6 +107,7 @@ describe('a scheduled callback whose lead ends otherwise', () => {
     expect(await callback(kept)).toEqual({ state: 'scheduled', dropped_reason: null });
     const report = await collectStatus(h.db, { now: NOW + HOUR, version: 'test', isPidAlive: () => true });
     expect(report.campaigns.find((c) => c.name === 'main')!.callbacks).toEqual({ scheduled: 1, placed: 0, refused: 0, dropped: 6 });
+    expect(renderStatus(report, { now: NOW + HOUR, color: false })).toContain('main: callbacks 1 scheduled · 0 placed · 0 refused · 6 dropped');
     const explained = await explainNumber(h.db, '+12025550401', NOW + HOUR, () => true);
     expect(explained.leads[0]!.callbacks).toMatchObject([{ state: 'dropped', dropped_reason: 'lead cancelled: cancelled through the API' }]);
   });
