@@ -33,6 +33,15 @@ export class LiveCallError extends Error {
   }
 }
 
+/**
+ * The callbacks the leads' calls asked for keep their rows (status counts them) without the
+ * person's words, the asking call's extracted variables, or a dropped reason (it quotes the
+ * lead's reason, which may quote the words).
+ */
+async function eraseCallbacksOf(trx: Kysely<Database>, leadIds: readonly number[]): Promise<void> {
+  await trx.updateTable('callbacks').set({ asked: '', extracted_json: null, dropped_reason: null }).where('lead_id', 'in', leadIds).execute();
+}
+
 /** The text that replaces an erased number: unique per row, holding nothing of the number. */
 const tombstone = (kind: string, id: number | string): string => `erased:${kind}:${id}`;
 
@@ -75,6 +84,7 @@ export async function forgetNumber(db: Kysely<Database>, phone: string, opts: { 
       }
       const events = await trx.updateTable('events').set({ data_json: null }).where('lead_id', 'in', chunk).where('data_json', 'is not', null).executeTakeFirst();
       report.events += Number(events.numUpdatedRows);
+      await eraseCallbacksOf(trx, chunk);
       // Undelivered hook events about these leads: their bodies go; the sender drops them.
       const hooked = await trx.updateTable('hook_outbox').set({ body: null }).where('lead_id', 'in', chunk).where('body', 'is not', null).executeTakeFirst();
       report.hookEvents += Number(hooked.numUpdatedRows);

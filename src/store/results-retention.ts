@@ -49,6 +49,21 @@ export async function eraseBefore(db: Kysely<Database>, cutoff: number, now: num
     erased.leads += Number(done.numUpdatedRows);
     if (rows.length < BATCH) break;
   }
+  // Callbacks asked that long ago and no longer waiting (a waiting one still passes its
+  // variables to its call): the person's words, the extracted variables, the dropped reason.
+  for (;;) {
+    const ids = await db
+      .selectFrom('callbacks')
+      .select('id')
+      .where('created_at', '<', cutoff)
+      .where('state', '!=', 'scheduled')
+      .where((eb) => eb.or([eb('asked', '!=', ''), eb('extracted_json', 'is not', null), eb('dropped_reason', 'is not', null)]))
+      .limit(BATCH)
+      .execute();
+    if (ids.length === 0) break;
+    await db.updateTable('callbacks').set({ asked: '', extracted_json: null, dropped_reason: null }).where('id', 'in', ids.map((r) => r.id)).execute();
+    if (ids.length < BATCH) break;
+  }
   // Hook events still undelivered that old (a receiver down for days) lose their bodies too.
   await db.updateTable('hook_outbox').set({ body: null }).where('created_at', '<', cutoff).where('body', 'is not', null).execute();
   return erased;

@@ -1,7 +1,8 @@
 // The results export shows callbacks (README, "Callbacks the person asks for"): each call's
 // asked words with the scheduled moment or the reason it was refused, what became of the
 // callback, and whether the call was itself a callback's call; the CSV's record shows the
-// last call's, JSONL's attempt_history every call's. On both databases.
+// last call's, JSONL's attempt_history every call's. `forget` and retention erase the
+// person's words there as they erase the call's extracted variables. On both databases.
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportResults } from '../../src/results/export.js';
@@ -10,6 +11,8 @@ import type { CallbackNote } from '../../src/store/callbacks.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { leadAfterOutcome, type LeadDecision } from '../../src/store/lead-transitions.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
+import { forgetNumber } from '../../src/store/results-forget.js';
+import { eraseBefore } from '../../src/store/results-retention.js';
 import type { AttemptRow } from '../../src/store/types.js';
 import { systemClock } from '../../src/time/clock.js';
 import { testCampaignConfig } from '../helpers/campaign-config.js';
@@ -91,5 +94,35 @@ describe('callbacks in the results export', () => {
     const byPhone = new Map(rows.map((r) => [r.phone_number!, r]));
     expect(byPhone.get(ASKER)).toMatchObject({ callback_asked: '', callback_state: '', callback_scheduled_at: '', callback_call: 'true' });
     expect(byPhone.get(REFUSED)).toMatchObject({ callback_asked: 'when the cows come home', callback_state: 'refused', callback_scheduled_at: '', callback_refused_reason: 'no date or time could be read from it', callback_call: 'false' });
+  });
+
+  const callbackRows = () => h.db.selectFrom('callbacks').select(['lead_id', 'state', 'asked', 'extracted_json', 'dropped_reason']).orderBy('id').execute();
+
+  it('forget erases the words, the extracted variables and the dropped reason of the number\'s callbacks; the rows stay', async () => {
+    // A third lead of the number waits for its callback: forget stops it (the callback is dropped) and erases that too.
+    const waiting = await lead('+12025550403');
+    const asked: CallbackNote = { asked: 'morgen um 15 Uhr', zone: 'UTC', askedAt: NOW + 30 * HOUR, dueAt: NOW + 30 * HOUR, movedReason: null, refusedReason: null, extracted: { callback_at: 'morgen um 15 Uhr' } };
+    await end(await call(waiting, '+12025550403', NOW), { kind: 'callback', nextDueAt: NOW + 30 * HOUR, reason: 'callback asked: "morgen um 15 Uhr" (UTC)', callback: asked });
+    await forgetNumber(h.db, ASKER, { now: NOW + 48 * HOUR, keepCalling: false });
+    await forgetNumber(h.db, '+12025550403', { now: NOW + 48 * HOUR, keepCalling: false });
+    const rows = await callbackRows();
+    expect(rows.map((r) => ({ state: r.state, asked: r.asked, extracted_json: r.extracted_json, dropped_reason: r.dropped_reason }))).toEqual([
+      { state: 'placed', asked: '', extracted_json: null, dropped_reason: null },
+      { state: 'refused', asked: 'when the cows come home', extracted_json: null, dropped_reason: null },
+      { state: 'dropped', asked: '', extracted_json: null, dropped_reason: null },
+    ]);
+    expect(await exported('jsonl')).not.toContain('morgen');
+  });
+
+  it('retention erases the words of callbacks asked before the cutoff that no longer wait; a waiting one keeps them for its call', async () => {
+    const waiting = await lead('+12025550403');
+    const asked: CallbackNote = { asked: 'in 3 days', zone: 'UTC', askedAt: NOW + 72 * HOUR, dueAt: NOW + 72 * HOUR, movedReason: null, refusedReason: null, extracted: { callback_at: 'in 3 days' } };
+    await end(await call(waiting, '+12025550403', NOW), { kind: 'callback', nextDueAt: NOW + 72 * HOUR, reason: 'callback asked', callback: asked });
+    await eraseBefore(h.db, NOW + 48 * HOUR, NOW + 48 * HOUR);
+    expect((await callbackRows()).map((r) => ({ state: r.state, asked: r.asked, extracted_json: r.extracted_json }))).toEqual([
+      { state: 'placed', asked: '', extracted_json: null },
+      { state: 'refused', asked: '', extracted_json: null },
+      { state: 'scheduled', asked: 'in 3 days', extracted_json: JSON.stringify({ callback_at: 'in 3 days' }) },
+    ]);
   });
 });
