@@ -3,7 +3,7 @@ import { exportAttemptsOf, exportChangedLeadPage, exportLeadPage, type ChangeCur
 import type { Database } from '../store/types.js';
 import { hasMigration } from '../store/migrate.js';
 import { VARIANTS_MIGRATION } from '../store/variants.js';
-import { CALLBACKS_MIGRATION } from '../store/callbacks.js';
+import { anyCallbacks, CALLBACKS_MIGRATION } from '../store/callbacks.js';
 import { collectColumnNames, headerOf, parseObject, type ColumnNames } from './columns.js';
 import { callTimes, type TimesFrom } from './call-times.js';
 import { cellText, csvRecord, UTF8_BOM } from './csv.js';
@@ -54,7 +54,8 @@ export async function exportResults(db: Kysely<Database>, opts: ExportOptions, s
   if (!jsonl) await buffered.write(`${opts.bom === false ? '' : UTF8_BOM}${csvRecord(header)}`);
   const pageSize = opts.pageSize ?? (jsonl ? 200 : 1000);
   const variants = await hasMigration(db, VARIANTS_MIGRATION);
-  const callbacks = await hasMigration(db, CALLBACKS_MIGRATION);
+  // Only where callbacks were asked: the export of other campaigns does without the join.
+  const callbacks = (await hasMigration(db, CALLBACKS_MIGRATION)) && (await anyCallbacks(db, opts.scope.campaignIds));
   let leads = 0;
   let after = 0;
   let afterChange = feed?.after;

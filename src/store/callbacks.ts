@@ -114,6 +114,13 @@ export async function callbackCounts(db: Kysely<Database>): Promise<Map<number, 
   return out;
 }
 
+/** Whether any of these campaigns (undefined: any) has a callback row (the export joins callbacks only then). */
+export async function anyCallbacks(db: Kysely<Database>, campaignIds: readonly number[] | undefined): Promise<boolean> {
+  let q = db.selectFrom('callbacks').select('id').limit(1);
+  if (campaignIds) q = q.where('campaign_id', 'in', campaignIds.length > 0 ? [...campaignIds] : [-1]);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
 /** A lead's callbacks, oldest first (explain). */
 export async function callbacksOfLead(db: Kysely<Database>, leadId: number) {
   return db.selectFrom('callbacks').selectAll().where('lead_id', '=', leadId).orderBy('id').execute();
