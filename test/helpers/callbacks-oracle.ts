@@ -29,6 +29,8 @@ export interface OracleLead {
   window: WallWindow;
   /** `lead_local_hours` in the person's zone, seconds after local midnight (start < end). */
   localHours?: { start: number; end: number };
+  /** The campaign calling it: a late callback is judged against that campaign's other calls (busyGapMs). */
+  campaign?: string;
 }
 
 export interface OracleSettings {
@@ -40,6 +42,15 @@ export interface OracleSettings {
   toleranceMs: number;
   /** The run's last simulated instant: a callback due after it (less the tolerance) is not judged. */
   runEnd: number;
+  /**
+   * When many callbacks fall due at one opening, the last of them start only as the campaign's
+   * slots and rate budget allow, and on a sped-up clock a slow store stretches that queue. With
+   * this set, a callback later than the tolerance still passes if its campaign was working
+   * through a queue all along: from the first allowed moment to its call, the campaign placed a
+   * call at least every `busyGapMs`, and no fresh lead (a number's first call) of the campaign
+   * went ahead of it. Without it, later than the tolerance is late.
+   */
+  busyGapMs?: number;
 }
 
 export type Reading = { kind: 'unreadable' } | { kind: 'time'; at: number };
@@ -123,6 +134,8 @@ export interface Judgement {
   unjudged: number;
   /** Answered calls that asked nothing. */
   noAsk: number;
+  /** Of `placed`, those later than the tolerance, behind a queue of their campaign's calls (busyGapMs). */
+  queued: number;
 }
 
 /**
@@ -135,7 +148,7 @@ export interface Judgement {
  * maximum gets exactly one.
  */
 export function judgeCallbacks(calls: readonly OracleCall[], leads: readonly OracleLead[], s: OracleSettings): Judgement {
-  const j: Judgement = { problems: [], placed: 0, lateness: [], moved: 0, refusedUnreadable: 0, refusedBeyondHorizon: 0, refusedOverMax: 0, unjudged: 0, noAsk: 0 };
+  const j: Judgement = { problems: [], placed: 0, lateness: [], moved: 0, refusedUnreadable: 0, refusedBeyondHorizon: 0, refusedOverMax: 0, unjudged: 0, noAsk: 0, queued: 0 };
   const byPhone = new Map<string, OracleCall[]>();
   for (const c of [...calls].sort((a, b) => a.placedAt - b.placedAt || a.callId - b.callId)) {
     const list = byPhone.get(c.phone) ?? [];
@@ -143,6 +156,7 @@ export function judgeCallbacks(calls: readonly OracleCall[], leads: readonly Ora
     byPhone.set(c.phone, list);
   }
   const leadOf = new Map(leads.map((l) => [l.phone, l]));
+  const queue = campaignPlacements(byPhone, leadOf);
   const iso = (t: number, zone: string) => `${new Date(t).toISOString()} (${DateTime.fromMillis(t, { zone }).toFormat('ccc HH:mm:ss ZZZZ')})`;
   for (const [phone, list] of byPhone) {
     const lead = leadOf.get(phone);
@@ -201,12 +215,48 @@ export function judgeCallbacks(calls: readonly OracleCall[], leads: readonly Ora
         continue;
       }
       if (next.placedAt < due) fail(`${said}: ${why}, but call ${next.callId} was placed earlier, at ${iso(next.placedAt, lead.zone)}`);
-      else if (next.placedAt > due + s.toleranceMs) fail(`${said}: ${why}, but call ${next.callId} was placed only at ${iso(next.placedAt, lead.zone)}`);
-      else {
+      else if (next.placedAt > due + s.toleranceMs) {
+        const notBusy = s.busyGapMs === undefined || lead.campaign === undefined ? 'no queue allowed for' : whyNotQueued(queue.get(lead.campaign) ?? [], due, next.placedAt, s, (t) => iso(t, lead.zone));
+        if (notBusy !== null) fail(`${said}: ${why}, but call ${next.callId} was placed only at ${iso(next.placedAt, lead.zone)} (${notBusy})`);
+        else {
+          j.placed++;
+          j.queued++;
+          j.lateness.push(next.placedAt - due);
+        }
+      } else {
         j.placed++;
         j.lateness.push(next.placedAt - due);
       }
     }
   }
   return j;
+}
+
+/** Each campaign's calls by the time placed, and whether each was its number's first (a fresh lead). */
+function campaignPlacements(byPhone: ReadonlyMap<string, OracleCall[]>, leadOf: ReadonlyMap<string, OracleLead>): Map<string, { at: number; fresh: boolean }[]> {
+  const out = new Map<string, { at: number; fresh: boolean }[]>();
+  for (const [phone, list] of byPhone) {
+    const campaign = leadOf.get(phone)?.campaign;
+    if (campaign === undefined) continue;
+    const mine = out.get(campaign) ?? [];
+    list.forEach((c, i) => mine.push({ at: c.placedAt, fresh: i === 0 }));
+    out.set(campaign, mine);
+  }
+  for (const mine of out.values()) mine.sort((a, b) => a.at - b.at);
+  return out;
+}
+
+/** Null when the campaign worked through a queue from `due` to `placedAt` (see OracleSettings.busyGapMs), else why not. */
+function whyNotQueued(placements: readonly { at: number; fresh: boolean }[], due: number, placedAt: number, s: OracleSettings, iso: (t: number) => string): string | null {
+  const gap = s.busyGapMs!;
+  let last = due;
+  for (const p of placements) {
+    if (p.at < due) continue;
+    if (p.at >= placedAt) break;
+    if (p.at - last > gap) return `its campaign placed nothing from ${iso(last)} to ${iso(p.at)}`;
+    // A pass claims the due callbacks first; a fresh lead placed well inside the wait went ahead of it.
+    if (p.fresh && p.at > due + s.toleranceMs && p.at < placedAt - s.toleranceMs) return `a fresh lead of its campaign was called at ${iso(p.at)}, ahead of it`;
+    last = p.at;
+  }
+  return placedAt - last > gap ? `its campaign placed nothing from ${iso(last)} to ${iso(placedAt)}` : null;
 }

@@ -15,13 +15,13 @@ export const SLOW_SQLITE = [
 
 /**
  * The slow runs on SQLite that keep a core busy for minutes (a year of calling rules, a year of
- * windows, the soak's 10 minutes of dialing, six weeks of callbacks): after the others, so that the two years of
+ * windows, the soak's 10 minutes of dialing, ten days of callbacks): after the others, so that the two years of
  * calling rules (this one's and PostgreSQL's) never share the two cores.
  */
 export const SLOW_SQLITE_BUSY = ['test/stress/who-year.test.ts', 'test/stress/time-year.test.ts', 'test/stress/soak.test.ts', 'test/stress/callbacks-oracle.test.ts'];
 
 /**
- * The slow runs on PostgreSQL: the year of calling rules, six weeks of callbacks judged by their
+ * The slow runs on PostgreSQL: the year of calling rules, ten days of callbacks judged by their
  * oracle, and the failover chaos test (kills, a freeze past the lease).
  */
 export const SLOW_POSTGRES = ['test/stress/who-year.test.ts', 'test/stress/callbacks-oracle.test.ts', 'test/e2e/ha-failover.test.ts'];

@@ -95,4 +95,32 @@ describe('callbacks oracle: judging a run', () => {
     expect(over.problems.join('\n')).toMatch(/3 callbacks placed, at most 2/);
     expect(judge(chain.slice(0, 3)).problems).toEqual([]);
   });
+
+  it('lets a late callback pass only behind a queue of its campaign: calls all along, no fresh lead ahead of it', () => {
+    const queued = { ...settings, busyGapMs: 10 * MIN };
+    const mine: OracleLead = { ...lead, campaign: 'c' };
+    // Other numbers of the campaign: each called once before (so a later call is not a fresh lead's).
+    const others = Array.from({ length: 12 }, (_, i) => `+49151123400${String(10 + i)}`);
+    const other = (phone: string, placedAt: number): OracleCall => ({ ...call(placedAt), phone });
+    const leads = [mine, ...others.map((phone): OracleLead => ({ ...lead, phone, campaign: 'c' }))];
+    const asked = [call(THU_10, 'tomorrow at 3 pm')];
+    const earlier = others.map((phone) => other(phone, THU_10 + MIN));
+    const late = call(FRI_15 + 60 * MIN);
+    const mineOnly = (r: ReturnType<typeof judgeCallbacks>) => r.problems.filter((p) => p.startsWith(PHONE));
+    // From 15:00 to 16:00 the campaign placed a call every 5 minutes: the queue excuses the hour.
+    const busy = others.map((phone, i) => other(phone, FRI_15 + (i + 1) * 5 * MIN - 30_000));
+    const ok = judgeCallbacks([...asked, ...earlier, ...busy, late], leads, queued);
+    expect(mineOnly(ok)).toEqual([]);
+    expect(ok.queued).toBe(1);
+    // The same hour without the setting: late.
+    expect(mineOnly(judgeCallbacks([...asked, ...earlier, ...busy, late], leads, settings)).join('\n')).toMatch(/placed only at/);
+    // A 20-minute lull inside the wait: not a queue.
+    const lull = busy.filter((c) => c.placedAt < FRI_15 + 20 * MIN || c.placedAt > FRI_15 + 40 * MIN);
+    expect(mineOnly(judgeCallbacks([...asked, ...earlier, ...lull, late], leads, queued)).join('\n')).toMatch(/its campaign placed nothing from/);
+    // A fresh lead (a number's first call) called in the middle of the wait went ahead of it.
+    const fresh: OracleLead = { ...lead, phone: '+4915112349999', campaign: 'c' };
+    const withFresh = judgeCallbacks([...asked, ...earlier, ...busy, { ...call(FRI_15 + 30 * MIN), phone: fresh.phone }, late], [...leads, fresh], queued);
+    expect(mineOnly(withFresh).join('\n')).toMatch(/a fresh lead of its campaign was called/);
+  });
 });
+
