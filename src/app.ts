@@ -306,7 +306,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
           leaseMs,
           clock,
           logger,
-          accounts: () => (currentConfig.daemon.accounts ?? []).map((a) => a.name),
+          // The accounts this process has an engine for (a new account in the file needs a restart, as its client does).
+          accounts: () => engine.accounts().map((a) => a.name),
           handover: (account) => engine.handover(account),
         });
         leases = manager;

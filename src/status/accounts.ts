@@ -82,7 +82,8 @@ export function renderAccountLines(accounts: readonly AccountStatus[] | undefine
     'ACCOUNTS',
     ...accounts.map((a) => {
       const api = a.api === 'ok' ? 'ok' : `${a.api}${a.api_detail ? ` (${a.api_detail})` : ''}`;
-      return `  ${a.name.padEnd(width)}  pid ${a.pid} on ${a.hostname}  api ${api}  requests ${a.requests.sent}, 429s ${a.requests.rate_limited}`;
+      const lease = a.lease_expires_at === null ? '' : `  lease until ${a.lease_expires_at}`;
+      return `  ${a.name.padEnd(width)}  pid ${a.pid} on ${a.hostname}${lease}  api ${api}  requests ${a.requests.sent}, 429s ${a.requests.rate_limited}`;
     }),
   ];
 }

@@ -40,7 +40,7 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
   it('splits the accounts, dials every lead once, and redials a killed instance’s accounts within lease_seconds + 5', async () => {
     const database = await createTestDatabase();
     drop = database.drop;
-    const sim = await startSimulator({ token: TOKENS[0]!, seed: 5, callDuration: '2-3', extra: TOKENS.slice(1).flatMap((t) => ['--token', t]) });
+    const sim = await startSimulator({ token: TOKENS[0]!, seed: 5, callDuration: '1-2', extra: TOKENS.slice(1).flatMap((t) => ['--token', t]) });
     const assistants = await Promise.all(TOKENS.map((t) => assistantOf(sim.url, t)));
     expect(new Set(assistants).size).toBe(ACCOUNTS.length);
     const accountOfAssistant = new Map(assistants.map((id, i) => [id, ACCOUNTS[i]!]));
