@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 const LEASE_SECONDS = 3;
-const LEADS = 16;
+const LEADS = 12;
 const ACCOUNTS = ['acme', 'globex', 'initech', 'umbrella'];
 const TOKENS = [SECRETS.token, 'tok-E2E-globex-91b2-DO-NOT-LOG', 'tok-E2E-initech-77c4-DO-NOT-LOG', 'tok-E2E-umbrella-3a0f-DO-NOT-LOG'];
 
@@ -46,7 +46,7 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
     const accountOfAssistant = new Map(assistants.map((id, i) => [id, ACCOUNTS[i]!]));
     ws = await makeWorkspace({
       simUrl: sim.url,
-      campaigns: ACCOUNTS.map((name, i) => ({ name: `c-${name}`, leads: numbers(LEADS, i * 100).map((n) => [n]), maxParallel: 2, maxRetries: 0, retryInterval: 1 })),
+      campaigns: ACCOUNTS.map((name, i) => ({ name: `c-${name}`, leads: numbers(LEADS, i * 100).map((n) => [n]), maxParallel: 4, maxRetries: 0, retryInterval: 1 })),
     });
     const workspace: Workspace = { ...ws, databaseUrl: database.url };
     for (const [i, name] of ACCOUNTS.entries()) {
