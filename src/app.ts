@@ -306,8 +306,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
           leaseMs,
           clock,
           logger,
-          // The accounts this process has an engine for (a new account in the file needs a restart, as its client does).
-          accounts: () => engine.accounts().map((a) => a.name),
+          // The accounts in the file (as reloaded) that this process has an engine for: one
+          // removed is handed over; one added needs a restart, as its client does.
+          accounts: () => {
+            const inFile = new Set((currentConfig.daemon.accounts ?? []).map((a) => a.name));
+            return engine.accounts().map((a) => a.name).filter((name) => inFile.has(name));
+          },
           handover: (account) => engine.handover(account),
         });
         leases = manager;
