@@ -14,6 +14,7 @@ import { createRoleSwitch } from './ha/role-switch.js';
 import { createAccountLeaseManager, type AccountLeaseManager } from './ha/account-lease-manager.js';
 import { storeAccountLeasePort } from './ha/account-lease-port.js';
 import { createHeldAccounts, type HeldAccounts } from './ha/held-accounts.js';
+import { liveLeaseInstances } from './store/account-leases.js';
 import { migrateToLatest } from './store/migrate.js';
 import { readiness } from './http/readiness.js';
 import { createAccountEngines, type AccountEngines, type AccountLane } from './engine/accounts.js';
@@ -81,6 +82,14 @@ export class DashboardExposureError extends Error {
   }
 }
 
+/** Instances sharing accounts run on this database and this one has no `accounts:`: it would dial beside them. */
+export class SharingModeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SharingModeError';
+  }
+}
+
 export interface App {
   db: Kysely<Database>;
   engine: AccountEngines;
@@ -135,6 +144,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // then decides only the duties that are not per account (hook delivery, remote leads,
     // retention). Without accounts: the standby pair as before.
     const perAccount = shared && (daemon.accounts?.length ?? 0) > 0;
+    if (shared && !perAccount) {
+      // Without accounts: this instance would dial every campaign under the one lease, beside
+      // the instances that dial them under their accounts' leases: a double dial.
+      const sharing = await liveLeaseInstances(db);
+      if (sharing.length > 0) {
+        throw new SharingModeError(
+          `${daemon.file}: accounts: is missing, but ${sharing.length} instance(s) on this database share accounts (several active instances) — give this daemon file the same accounts: as theirs, or stop them first (README, "Many accounts")`,
+        );
+      }
+    }
     await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 

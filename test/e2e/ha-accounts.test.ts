@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
-import { freePort, runCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
+import { freePort, runCampaignd, spawnCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
 import { assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
@@ -128,6 +128,15 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
       },
       { timeoutMs: 15_000, intervalMs: 300, message: 'status showing the survivor holding every account' },
     );
+
+    // An instance started without accounts: would dial every campaign under the one lease beside the survivor: refused, one line.
+    const pairConfig = path.join(workspace.dir, 'campaignd-pair.yaml');
+    fs.writeFileSync(pairConfig, base.replace(accountsYaml, '').replace(/listen: 127\.0\.0\.1:\d+/, `listen: 127.0.0.1:${await freePort()}`));
+    const pair = spawnCampaignd('no-accounts', ['run', '--config', pairConfig], { env: { ...env, CAMPAIGND_API_TOKEN: TOKENS[0]! } });
+    const exit = await Promise.race([pair.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
+    expect(exit, 'the instance without accounts: should refuse to start').not.toBeNull();
+    expect(exit!.code).not.toBe(0);
+    expect(pair.stderr()).toMatch(/campaignd-pair\.yaml: accounts: is missing, but 1 instance\(s\) on this database share accounts/);
 
     for (const name of ACCOUNTS) {
       await waitUntil(async () => (await campaignState(workspace, `c-${name}`)) === 'completed', {
