@@ -11,6 +11,10 @@ import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js'
 import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
+import { createAccountLeaseManager, type AccountLeaseManager } from './ha/account-lease-manager.js';
+import { storeAccountLeasePort } from './ha/account-lease-port.js';
+import { createHeldAccounts, type HeldAccounts } from './ha/held-accounts.js';
+import { liveLeaseInstances } from './store/account-leases.js';
 import { migrateToLatest } from './store/migrate.js';
 import { readiness } from './http/readiness.js';
 import { createAccountEngines, type AccountEngines, type AccountLane } from './engine/accounts.js';
@@ -78,6 +82,14 @@ export class DashboardExposureError extends Error {
   }
 }
 
+/** Instances sharing accounts run on this database and this one has no `accounts:`: it would dial beside them. */
+export class SharingModeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SharingModeError';
+  }
+}
+
 export interface App {
   db: Kysely<Database>;
   engine: AccountEngines;
@@ -127,6 +139,21 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // PostgreSQL: several instances share the database and a lease decides which one dials
     // (docs/design.md §10). SQLite: one daemon per file, always active.
     const shared = store.dialect === 'postgres';
+    // PostgreSQL with accounts: in the daemon file: several instances are all active, each
+    // account dialed by the one holding its lease (docs/several-instances.md). The one lease
+    // then decides only the duties that are not per account (hook delivery, remote leads,
+    // retention). Without accounts: the standby pair as before.
+    const perAccount = shared && (daemon.accounts?.length ?? 0) > 0;
+    if (shared && !perAccount) {
+      // Without accounts: this instance would dial every campaign under the one lease, beside
+      // the instances that dial them under their accounts' leases: a double dial.
+      const sharing = await liveLeaseInstances(db);
+      if (sharing.length > 0) {
+        throw new SharingModeError(
+          `${daemon.file}: accounts: is missing, but ${sharing.length} instance(s) on this database share accounts (several active instances) — give this daemon file the same accounts: as theirs, or stop them first (README, "Many accounts")`,
+        );
+      }
+    }
     await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
 
@@ -138,6 +165,17 @@ export async function startApp(opts: AppOptions): Promise<App> {
     const predial = createPredialPost();
     cleanups.push(() => predial.close());
     let elector: Elector | null = null;
+    const leaseMs = daemon.ha.leaseSeconds * 1000;
+    // Per account: the lease manager is made once the engines exist (its handover is theirs); until it starts nothing is held.
+    let leases: AccountLeaseManager | null = null;
+    const notYetHeld = createHeldAccounts(clock);
+    const held: HeldAccounts = {
+      holds: (account) => (leases?.held ?? notYetHeld).holds(account),
+      fence: (account) => (leases?.held ?? notYetHeld).fence(account),
+      list: () => (leases?.held ?? notYetHeld).list(),
+      onChange: (fn) => (leases?.held ?? notYetHeld).onChange(fn),
+      lost: (account, reason) => (leases?.held ?? notYetHeld).lost(account, reason),
+    };
 
     const engine = createAccountEngines({
       db,
@@ -150,7 +188,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
       webhooksEnabled: opts.webhookSecret() !== undefined,
       keepTranscripts: daemon.results?.keepTranscripts ?? true,
       predial: { post: predial.post, secret: (name) => secretOf(name) || undefined },
-      ...(shared
+      ...(perAccount ? { held, lostGraceMs: STANDBY_GRACE_MS } : {}),
+      ...(shared && !perAccount
         ? {
             lease: {
               holds: () => elector?.holds() ?? false,
@@ -279,6 +318,26 @@ export async function startApp(opts: AppOptions): Promise<App> {
       // The lease on a connection of its own: a long transaction on the engine's must not delay renewals.
       const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
       cleanups.push(() => leaseStore.close());
+      if (perAccount) {
+        const manager = createAccountLeaseManager({
+          port: storeAccountLeasePort(leaseStore.db, { instanceId, leaseMs }),
+          instanceId,
+          leaseMs,
+          clock,
+          logger,
+          // The accounts in the file (as reloaded) that this process has an engine for: one
+          // removed is handed over; one added needs a restart, as its client does.
+          accounts: () => {
+            const inFile = new Set((currentConfig.daemon.accounts ?? []).map((a) => a.name));
+            return engine.accounts().map((a) => a.name).filter((name) => inFile.has(name));
+          },
+          handover: (account) => engine.handover(account),
+        });
+        leases = manager;
+        // Runs before the one lease's release and the lease connection's close (last in,
+        // first out): every account is handed over, so the others take them at their next round.
+        cleanups.push(() => manager.stop());
+      }
       let wakeups: WakeupListener | null = null;
       cleanups.push(async () => wakeups?.close());
       const target = opts.databaseFile ?? daemon.database;
@@ -286,7 +345,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       const roles = createRoleSwitch({
         logger,
         becomeActive: async () => {
-          await engine.becomeActive();
+          if (!perAccount) await engine.becomeActive();
           await hooks.setSending(true);
           stopSideDuties ??= startSideDuties();
           wakeups ??= listenForFreedSlots({ url: target, ...(password !== undefined ? { password } : {}), clock, logger, onWake: () => engine.wake() });
@@ -295,15 +354,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
         becomeStandby: async () => {
           metrics.instanceActive.set(0);
           // Claims already stopped (the dial loop asks the lease); in-flight requests get a moment.
-          await engine.becomeStandby(STANDBY_GRACE_MS);
+          if (!perAccount) await engine.becomeStandby(STANDBY_GRACE_MS);
           await hooks.setSending(false);
           stopSideDuties?.();
           stopSideDuties = null;
-          await wakeups?.close();
-          wakeups = null;
+          // Per account every instance dials: each listens for freed slots whatever its role.
+          if (!perAccount) {
+            await wakeups?.close();
+            wakeups = null;
+          }
         },
       });
-      const leaseMs = daemon.ha.leaseSeconds * 1000;
+      if (perAccount) wakeups = listenForFreedSlots({ url: target, ...(password !== undefined ? { password } : {}), clock, logger, onWake: () => engine.wake() });
       elector = createElector({
         lease: {
           take: () => takeLease(leaseStore.db, instanceId, leaseMs),
@@ -325,6 +387,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       metrics.instanceActive.set(0);
       await engine.start({ standby: true });
       theElector.start();
+      leases?.start();
     } else {
       metrics.instanceActive.set(1);
       stopSideDuties = startSideDuties();

@@ -1,4 +1,4 @@
-import { DashboardExposureError, startApp } from '../app.js';
+import { DashboardExposureError, SharingModeError, startApp } from '../app.js';
 import { ConfigUnreadableError, daemonConfigErrors, loadConfig } from '../config/load.js';
 import { dashboardTokenOf, isDatabaseRefusal, startProblems } from '../config/start-checks.js';
 import { formatProblems } from '../config/format.js';
@@ -148,7 +148,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     await closeClients();
     if (err instanceof NewerSchemaError) throw storeOpenError(err, describeTarget(daemon.database));
     if (err instanceof DatabaseInUseError) throw new CliError(err.message, EXIT.database);
-    if (err instanceof DashboardExposureError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof DashboardExposureError || err instanceof SharingModeError) throw new CliError(err.message, EXIT.usage);
     const listenProblem = listenFailure(err, daemon.http);
     if (listenProblem) throw new CliError(listenProblem, EXIT.problems);
     throw err;

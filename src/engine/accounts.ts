@@ -4,14 +4,22 @@ import { createEngine, type Engine, type EngineOptions, type EngineStatus } from
 import type { EngineClient } from './ports.js';
 import { normaliseServicePhone } from './phone-match.js';
 import type { WebhookResult } from './webhook.js';
+import type { HeldAccounts } from '../ha/held-accounts.js';
+import { createRoleSwitch, type RoleSwitch } from '../ha/role-switch.js';
+import { createAccountDialing, type AccountDialing } from './account-dialing.js';
+import type { LeaseView } from './loops/dial-loop.js';
 
 // Many accounts in one daemon (README, "Many accounts"): one engine per account, each with
 // its own client (so its own rate budget, X-RateLimit-* and 429 state), its own service
 // state (a rejected token stops only its campaigns), its own dial loop under its own
 // live-call cap and its own poller over its own calls. One account's limiter or errors
 // therefore never hold back another's: the loops share nothing but the database.
-// Which accounts this daemon dials is one input, `dials`: a later change hands each
-// instance a subset of the accounts under per-account leases.
+// Several active instances on PostgreSQL (docs/several-instances.md): `held` says which
+// accounts this instance holds now. Every engine then starts standing by; an account's engine
+// takes up dialing, its call list and its remote campaigns when the account is taken
+// (recovering only what its previous holders left), and gives them up when it is handed
+// over or lost. Its claims carry the account's fence, so the database refuses any claim
+// made after another instance took the account. Webhooks are recorded by any instance.
 
 export interface AccountLane {
   name: string;
@@ -23,6 +31,10 @@ export interface AccountEnginesOptions extends Omit<EngineOptions, 'client' | 'a
   accounts: readonly AccountLane[];
   /** The accounts this daemon dials (default: all). */
   dials?: ReadonlySet<string>;
+  /** Several active instances: the accounts this instance holds (the lease manager's); absent: every account, always. */
+  held?: HeldAccounts;
+  /** How long a lost account's make_call requests are given to finish when its engine stops dialing. */
+  lostGraceMs?: number;
 }
 
 /** One account's state as `status` shows it. */
@@ -33,10 +45,28 @@ export interface AccountState extends EngineStatus {
 export type AccountEngines = Engine & {
   accounts(): AccountState[];
   account(name: string): Engine | undefined;
+  /**
+   * The lease manager's `handover` (with `held`): stops dialing `account` and awaits its
+   * make_call requests in flight (the manager bounds the wait).
+   */
+  handover(account: string): Promise<void>;
 };
 
+/** What an account's dial loop knows of its lease: held or not, and the fence its claims carry. */
+function accountLeaseView(dialing: AccountDialing, account: string): LeaseView {
+  return {
+    holds: () => dialing.mayDial(account),
+    token: () => null,
+    lost: () => undefined,
+    accountFence: () => dialing.claimFence(account),
+    refused: (err) => dialing.refused(err),
+    track: (request) => dialing.track(account, request),
+  };
+}
+
 export function createAccountEngines(opts: AccountEnginesOptions): AccountEngines {
-  const { accounts, dials, ...shared } = opts;
+  const { accounts, dials, held, lostGraceMs, ...shared } = opts;
+  const dialing = held ? createAccountDialing(held) : null;
   const lanes = accounts.filter((a) => !dials || dials.has(a.name));
   if (lanes.length === 0) throw new Error('no account to dial');
   // One account: the engine as it always was (no filter, no account in its logs).
@@ -48,6 +78,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         ...shared,
         client: a.client,
         accountMaxCalls: a.maxCallsInParallel,
+        ...(dialing ? { lease: accountLeaseView(dialing, a.name) } : {}),
         ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name } } : {}),
       }),
     ]),
@@ -57,6 +88,34 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   const each = async (fn: (e: Engine) => Promise<void>): Promise<void> => {
     await Promise.all(all.map(fn));
   };
+
+  // One role per account, changed one step after the other (taken → dialing; handed over or
+  // lost → standing by), so a quick lost-then-taken never leaves two dial loops or none.
+  const roles = new Map<string, RoleSwitch>(
+    [...engines].map(([name, engine]) => [
+      name,
+      createRoleSwitch({
+        logger: shared.logger.child({ account: name }),
+        async becomeActive() {
+          // Taken and lost again before this step ran: nothing to dial under.
+          const fence = held?.fence(name) ?? null;
+          if (fence !== null) await engine.becomeActive({ account: name, fence });
+        },
+        becomeStandby: () => engine.becomeStandby(lostGraceMs),
+      }),
+    ]),
+  );
+  let unfollow = (): void => undefined;
+  function followHeld(): void {
+    if (!held) return;
+    unfollow = held.onChange((change) => {
+      const role = roles.get(change.account);
+      if (change.kind === 'taken') role?.set('active');
+      else if (change.kind === 'lost') role?.set('standby');
+    });
+    // Accounts taken before the engines started.
+    for (const { account } of held.list()) roles.get(account)?.set('active');
+  }
 
   /**
    * The account whose call a delivery is about: the call's id → attempt → campaign → account
@@ -74,10 +133,20 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
 
   return {
     async start(role = {}) {
-      await each((e) => e.start(role));
+      await each((e) => e.start(held ? { standby: true } : role));
+      followHeld();
     },
     async stop(graceMs) {
+      unfollow();
       await each((e) => e.stop(graceMs));
+      await Promise.all([...roles.values()].map((r) => r.settled()));
+    },
+    async handover(account) {
+      const role = roles.get(account);
+      if (!role) return;
+      role.set('standby');
+      await role.settled();
+      await dialing?.drain(account);
     },
     async becomeActive() {
       await each((e) => e.becomeActive());

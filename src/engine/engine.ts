@@ -141,9 +141,14 @@ export function createEngine(opts: EngineOptions) {
   /** Whether the active loops run (an instance holding the role, or the only instance). */
   let active = false;
 
-  /** An attempt left `dialing` by a previous holder (a crash, a lost role) is followed as unknown (rule 6). */
-  async function recover(): Promise<void> {
-    await recoverUnfinishedAttempts(db, { now: clock.now(), settleMs, owner: opts.instanceId, logger: log });
+  /**
+   * An attempt left `dialing` by a previous holder (a crash, a lost role) is followed as
+   * unknown (rule 6). `taken`: an account's lease (several active instances): only what its
+   * previous holders left, never another live instance's calls in flight.
+   */
+  async function recover(taken?: { account: string; fence: number }): Promise<void> {
+    const account = taken && { name: taken.account, fence: taken.fence };
+    await recoverUnfinishedAttempts(db, { now: clock.now(), settleMs, owner: opts.instanceId, logger: log, ...(account ? { account } : {}) });
   }
 
   function startActive(): void {
@@ -187,10 +192,11 @@ export function createEngine(opts: EngineOptions) {
     /**
      * Takes up the active duties on a started engine (the role was won): recovery of
      * the previous holder's unfinished attempts, then claiming, dialing, the call list.
+     * `taken`: an account's lease was won (several active instances): recovery of that account only.
      */
-    async becomeActive(): Promise<void> {
+    async becomeActive(taken?: { account: string; fence: number }): Promise<void> {
       if (active || stopping) return;
-      await recover();
+      await recover(taken);
       startActive();
     },
     /** Gives them up (the role was lost), as a graceful stop does; webhooks are still recorded. */

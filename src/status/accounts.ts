@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import { isPostgres } from '../store/dialect.js';
 import type { DaemonAccount } from '../store/daemons.js';
 import { readLease } from '../store/lease.js';
+import { accountHoldings } from '../store/account-leases.js';
 import type { ApiStatus, Database, DaemonRow } from '../store/types.js';
 
 // The accounts part of `status` (README, "Many accounts"): each account the running daemons
@@ -26,24 +27,42 @@ export async function collectAccounts(trx: Transaction<Database>, live: DaemonRo
   const written = live.filter((r) => typeof r.accounts_json === 'string');
   if (written.length === 0) return undefined;
   const lease = isPostgres(trx) ? await readLease(trx) : undefined;
+  // Several active instances: each account has a lease of its own, and every instance writes
+  // every account; the account is shown once, from the instance holding its lease.
+  const holdings = isPostgres(trx) ? new Map((await accountHoldings(trx)).map((h) => [h.account, h])) : new Map();
   const out: AccountStatus[] = [];
+  const shown = new Set<string>();
   for (const row of written) {
-    // Today one lease covers the instance: the accounts it dials share its expiry.
+    // Without per-account leases one lease covers the instance: the accounts it dials share its expiry.
     const expires = lease?.live && lease.holder === row.instance_id ? new Date(lease.expires_at).toISOString() : null;
     for (const a of parseAccounts(row.accounts_json)) {
-      out.push({
-        name: a.name,
-        instance: row.instance_id,
-        pid: row.pid,
-        hostname: row.hostname,
-        lease_expires_at: expires,
-        api: a.api,
-        api_detail: a.apiDetail,
-        requests: { sent: a.requests.sent, rate_limited: a.requests.rateLimited },
-      });
+      const holding = holdings.get(a.name);
+      if (holding) {
+        // Shown from its holder's row; an account nobody holds now (between a death and its takeover) from the first row.
+        if (shown.has(a.name) || (holding.instance !== null ? holding.instance !== row.instance_id : false)) continue;
+        shown.add(a.name);
+        out.push({
+          ...accountStatus(a, row),
+          lease_expires_at: holding.lease_expires_at === null ? null : new Date(holding.lease_expires_at).toISOString(),
+        });
+        continue;
+      }
+      out.push({ ...accountStatus(a, row), lease_expires_at: expires });
     }
   }
   return out.sort((x, y) => x.name.localeCompare(y.name));
+}
+
+function accountStatus(a: DaemonAccount, row: DaemonRow): Omit<AccountStatus, 'lease_expires_at'> {
+  return {
+    name: a.name,
+    instance: row.instance_id,
+    pid: row.pid,
+    hostname: row.hostname,
+    api: a.api,
+    api_detail: a.apiDetail,
+    requests: { sent: a.requests.sent, rate_limited: a.requests.rateLimited },
+  };
 }
 
 function parseAccounts(text: string | null): DaemonAccount[] {
@@ -63,7 +82,8 @@ export function renderAccountLines(accounts: readonly AccountStatus[] | undefine
     'ACCOUNTS',
     ...accounts.map((a) => {
       const api = a.api === 'ok' ? 'ok' : `${a.api}${a.api_detail ? ` (${a.api_detail})` : ''}`;
-      return `  ${a.name.padEnd(width)}  pid ${a.pid} on ${a.hostname}  api ${api}  requests ${a.requests.sent}, 429s ${a.requests.rate_limited}`;
+      const lease = a.lease_expires_at === null ? '' : `  lease until ${a.lease_expires_at}`;
+      return `  ${a.name.padEnd(width)}  pid ${a.pid} on ${a.hostname}${lease}  api ${api}  requests ${a.requests.sent}, 429s ${a.requests.rate_limited}`;
     }),
   ];
 }

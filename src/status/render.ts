@@ -97,7 +97,13 @@ function liveCallsText(d: StatusReport['daemon']): string {
 /** Several instances on one PostgreSQL database (docs/design.md §10): which one dials, which stand by. */
 function instancesLine(report: StatusReport, now: number): string {
   const d = report.daemon;
-  const each = d.instances.map((i) => `${i.role} pid ${i.pid} on ${i.hostname} (heartbeat ${ago(now - Date.parse(i.heartbeat_at))})`);
+  // Several accounts: how many each instance dials (with several active instances every one dials some).
+  const dialed = (i: { pid: number; hostname: string }): string => {
+    if (!report.accounts || report.accounts.length < 2) return '';
+    const n = report.accounts.filter((a) => a.lease_expires_at !== null && a.pid === i.pid && a.hostname === i.hostname).length;
+    return `, dials ${n} account${n === 1 ? '' : 's'}`;
+  };
+  const each = d.instances.map((i) => `${i.role} pid ${i.pid} on ${i.hostname} (heartbeat ${ago(now - Date.parse(i.heartbeat_at))}${dialed(i)})`);
   return `Instances: ${each.join(' · ')}${d.active_pid === null ? ' · none active: a standby takes the lease when it runs out' : ''}`;
 }
 

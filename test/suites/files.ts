@@ -36,6 +36,8 @@ export const POSTGRES = [
   'test/integration/api-*.test.ts',
   // Two instances on one database behind the API (PostgreSQL only: POSTGRES_ONLY).
   'test/e2e/ha-api.test.ts',
+  // Several active instances sharing accounts, one killed (PostgreSQL only: POSTGRES_ONLY).
+  'test/e2e/ha-accounts.test.ts',
   'test/integration/postgres-*.test.ts',
   'test/e2e/leads-import-store.test.ts',
   'test/e2e/api-keys.test.ts',

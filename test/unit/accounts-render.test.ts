@@ -46,6 +46,15 @@ describe('accounts in status and on the dashboard', () => {
     ]);
   });
 
+  it('on PostgreSQL each line says until when its holder leases the account', () => {
+    const held = [account('acme', { lease_expires_at: '2026-11-25T12:00:05.000Z' }), account('globex', { pid: 43, instance: 'other:43:1', hostname: 'other', lease_expires_at: '2026-11-25T12:00:04.000Z' })];
+    expect(renderAccountLines(held)).toEqual([
+      'ACCOUNTS',
+      '  acme    pid 42 on host  lease until 2026-11-25T12:00:05.000Z  api ok  requests 120, 429s 0',
+      '  globex  pid 43 on other  lease until 2026-11-25T12:00:04.000Z  api ok  requests 120, 429s 0',
+    ]);
+  });
+
   it('the dashboard shows a small accounts table with several accounts, escaped', () => {
     expect(renderDaemon(data([account('default')])).text).not.toContain('class="accounts"');
     const page = renderDaemon(data(TWO)).text;

@@ -55,4 +55,14 @@ describe('status, human table', () => {
     expect(text.split('\n').find((l) => l.startsWith('CAMPAIGN'))).toMatch(/SUPPR\s+CANCEL\s+TOTAL\s+TODAY\s+SUCCESS\s+FINISH$/);
     expect(text).not.toContain('pre-dial');
   });
+
+  it('says how many accounts each instance dials when there are several accounts (several active instances)', () => {
+    const r = report([campaign('plain')]);
+    const beat = new Date(NOW - 1000).toISOString();
+    r.daemon = { ...r.daemon, running: true, active_pid: 41, instances: [{ pid: 41, hostname: 'a', role: 'active', heartbeat_at: beat }, { pid: 42, hostname: 'b', role: 'standby', heartbeat_at: beat }] };
+    const account = (name: string, pid: number, hostname: string) => ({ name, instance: `${hostname}:${pid}:1`, pid, hostname, lease_expires_at: new Date(NOW + 3000).toISOString(), api: 'ok' as const, api_detail: null, requests: { sent: 1, rate_limited: 0 } });
+    r.accounts = [account('acme', 41, 'a'), account('globex', 42, 'b'), account('initech', 42, 'b')];
+    const line = renderStatus(r, { now: NOW, color: false }).split('\n').find((l) => l.startsWith('Instances:'));
+    expect(line).toBe('Instances: active pid 41 on a (heartbeat 1 s ago, dials 1 account) · standby pid 42 on b (heartbeat 1 s ago, dials 2 accounts)');
+  });
 });

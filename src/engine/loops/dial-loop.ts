@@ -59,6 +59,16 @@ export interface LeaseView {
   token(): number | null;
   /** The database refused a claim under this lease: give the role up at once. */
   lost(): void;
+  /**
+   * Several active instances (docs/several-instances.md): the account's lease claims are
+   * made under instead of the one lease; undefined while it is not held (then no claim is
+   * made, never one judged against the one lease).
+   */
+  accountFence?(): { account: string; fence: number } | undefined;
+  /** A claim pass failed with `err`: true when it was the account's fence (the account is dropped). */
+  refused?(err: unknown): boolean;
+  /** Follows one make_call request until it settles (a handover of the account awaits them). */
+  track?<T>(request: Promise<T>): Promise<T>;
 }
 
 export interface DialLoopDeps {
@@ -203,6 +213,13 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     await giveVariants(picked);
     // The claim carries the lease's token: the database refuses it if another instance took over meanwhile.
     const token = deps.lease?.token();
+    if (deps.lease?.accountFence) {
+      // Per account: a claim without its account's fence would be judged against the one
+      // lease instead, which this instance may hold for its other duties.
+      const accountFence = deps.lease.accountFence();
+      if (!accountFence) return clock.now() + MAX_SLEEP_MS;
+      for (const p of picked) p.input.accountFence = accountFence;
+    }
     const claims = await claimAttempts(
       db,
       picked.map((p) => p.input),
@@ -297,6 +314,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
         return { kind: 'unknown', detail };
       });
     inflight.add(task);
+    void deps.lease?.track?.(task);
     void task.then(
       (report) => {
         inflight.delete(task);
@@ -382,7 +400,10 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       try {
         nextAt = await pass();
       } catch (err) {
-        if (isFenced(err)) {
+        if (deps.lease?.refused?.(err)) {
+          // The account's lease was taken by another instance: the account is dropped. Nothing was claimed.
+          log.warn('claim refused by the database: this instance no longer holds the account');
+        } else if (isFenced(err)) {
           // Not a store failure: another instance holds the lease now. Nothing was claimed.
           log.warn('claim refused by the database: this instance no longer holds the lease');
           deps.lease?.lost();

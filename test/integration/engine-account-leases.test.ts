@@ -1,0 +1,94 @@
+// The per-account engines under per-account leases (several active instances;
+// docs/several-instances.md), through the real simulator and one store: an account's engine
+// dials only once its account is taken, its claims carry that account's fence, and (on
+// PostgreSQL, where the database judges the fence) a claim under a fence another instance
+// has replaced is refused and drops the account at once, with nothing dialed.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAccountEngines, type AccountEngines } from '../../src/engine/accounts.js';
+import { engineClientFrom } from '../../src/engine/service-port.js';
+import { createHeldAccounts, type AccountChange } from '../../src/ha/held-accounts.js';
+import { importLeads } from '../../src/leads/import.js';
+import type { ReadLeadResult } from '../../src/leads/read-leads.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { createServiceClient } from '../../src/service/client.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { acquireAccountLease, releaseAccountLease } from '../../src/store/account-leases.js';
+import { upsertCampaign } from '../../src/store/campaigns.js';
+import type { DatabaseHandle } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { systemClock } from '../../src/time/clock.js';
+import { testCampaignConfig } from '../helpers/campaign-config.js';
+import { phoneNumbers } from '../helpers/stack.js';
+import { openTestStore, testDialect } from '../helpers/test-store.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const TOKEN = 'account-leases-token-0123456789';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of closers.splice(0).reverse()) await fn().catch(() => undefined);
+});
+
+async function* leadRows(phones: string[]): AsyncGenerator<ReadLeadResult> {
+  let line = 1;
+  for (const phone of phones) yield { ok: true, line: ++line, lead: { phoneNumber: phone, secondary: [], variables: {} } };
+}
+
+describe('engine: an account dialed under its own lease', () => {
+  it('dials only once the account is taken, under its fence; a replaced fence is refused and drops the account', async () => {
+    const clock = systemClock;
+    const sim: RunningSimulator = await startSimulator({ clock, networkClock: systemClock, tokens: [TOKEN], seed: 3, callIdInResponse: true, outcomes: { human: 1 }, callDurationSeconds: { min: 60, max: 60 } });
+    closers.push(() => sim.close());
+    const client = createServiceClient({ baseUrl: sim.url, getToken: () => TOKEN, clock, logger: silentLogger(), serverTimezone: 'UTC', requestTimeoutMs: 10_000, rateLimit: { requestsPerMinute: 600, burst: 30, burstWindowSeconds: 10 } });
+    closers.push(() => client.close());
+    const store: DatabaseHandle = await openTestStore();
+    closers.push(() => store.close());
+    const db = store.db;
+    await migrateToLatest(db, { clock });
+    const assistant = Number((await client.listOutboundAssistants())[0]?.id);
+    const campaign = await upsertCampaign(db, testCampaignConfig('acme-calls', { assistantId: assistant, maxCallsInParallel: 10, maxRetries: 0 }), { timezone: 'UTC' }, clock.now());
+    const addLeads = (count: number, from: number): Promise<unknown> =>
+      importLeads(db, { id: campaign.id, allowDuplicates: false }, leadRows(phoneNumbers(count, from)), { now: clock.now(), sourceFile: `/test/acme-${from}.csv` });
+    await addLeads(3, 0);
+
+    const held = createHeldAccounts(clock);
+    const changes: AccountChange[] = [];
+    held.onChange((c) => changes.push(c));
+    const engines: AccountEngines = createAccountEngines({
+      db,
+      accounts: [{ name: 'acme', client: engineClientFrom(client) }],
+      held,
+      lostGraceMs: 1_000,
+      clock,
+      logger: silentLogger(),
+      instanceId: 'me',
+      settleSeconds: 180,
+      serverTimezone: 'UTC',
+      webhooksEnabled: false,
+    });
+    closers.push(() => engines.stop(1_000));
+    await engines.start();
+    // Not held: the engine stands by (its dial loop does not even run).
+    expect(engines.account('acme')!.isActive()).toBe(false);
+    expect(sim.state.calls.size).toBe(0);
+
+    // Taken (by the database's clock, so the PostgreSQL trigger lets the claims in): dialed under its fence.
+    const fence = (await acquireAccountLease(db, { account: 'acme', holder: 'me', leaseMs: 600_000 }))!;
+    held.take('acme', fence, clock.now() + 600_000);
+    await waitUntil(async () => sim.state.calls.size === 3, { timeoutMs: 15_000, message: 'the three leads called' });
+    expect(engines.account('acme')!.isActive()).toBe(true);
+    const attempts = await db.selectFrom('attempts').select(['fence_account', 'fence_token']).execute();
+    expect(attempts).toEqual(Array.from({ length: 3 }, () => ({ fence_account: 'acme', fence_token: fence })));
+
+    if (testDialect !== 'postgres') return; // the fence is judged by PostgreSQL's trigger only
+    // Another instance takes the account over (this one, frozen, still believes it holds fence).
+    await releaseAccountLease(db, { account: 'acme', holder: 'me', fence });
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'other', leaseMs: 600_000 })).toBe(fence + 1);
+    await addLeads(2, 100);
+    engines.wake();
+    await waitUntil(async () => changes.some((c) => c.kind === 'lost'), { timeoutMs: 15_000, message: 'the account dropped after the refused claim' });
+    expect(held.holds('acme')).toBe(false);
+    await waitUntil(async () => !engines.account('acme')!.isActive(), { timeoutMs: 5_000, message: 'its engine standing by' });
+    expect(sim.state.calls.size).toBe(3);
+    expect(Number((await db.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)).toBe(3);
+  }, 60_000);
+});
