@@ -1,5 +1,5 @@
 // `npx tsx bench/accounts.ts [--quick] [--accounts N] [--seconds S] [--warmup S] [--slots K]
-// [--dialect postgres] [--cpu-prof DIR]`: one REAL daemon (the compiled bin/campaignd.js `run`, as
+// [--dialect postgres] [--cpu-prof DIR] [--statements]`: one REAL daemon (the compiled bin/campaignd.js `run`, as
 // daemon-memory.ts runs it) holding N accounts (default 200; --quick 20), each dialing its
 // own campaign at its full budget of 100 requests a minute, against the simulator in its own
 // process with N tokens, each limited as the live service is (20 per 10 s, 100 per minute).
@@ -16,6 +16,8 @@
 // length (1.0 = one core); its peak RSS is VmHWM from /proc/PID/status (start-up included).
 // `--cpu-prof DIR` runs the daemon under `node --cpu-prof` (its whole life, written to DIR
 // when it exits); `npx tsx bench/profile-summary.ts DIR/FILE.cpuprofile` sums it by function.
+// `--statements` counts and times the daemon's SQL statements over its whole life
+// (lib/statement-log-preload.ts) and prints them per call placed, most time first.
 //
 // Measured after a warm-up (--warmup, default 60 s from "campaignd running"): the first
 // minute is not the steady state, because the burst window lets 20 go at once and then 20
@@ -40,9 +42,11 @@
 //  - leads per account: 1.3 × the calls the whole run can place at that rate, + slots.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cleanEnv, freePort, spawnNode, stopAllProcesses, waitForHttp, type Proc } from '../test/helpers/processes.js';
 import { accountOfNumber, accountTokens, writeAccountsWorkspace } from './lib/accounts-workspace.js';
 import { benchDialect, benchTarget, dialectLabel } from './lib/bench-db.js';
@@ -50,6 +54,7 @@ import { buildCompiledApp } from './lib/compiled-app.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { readProcCpuSeconds, readProcMemory } from './lib/rss.js';
 import { requestsBetween, serviceCalls, slotUtilization, userRequests } from './lib/service-record.js';
+import type { StatementStat } from './lib/statement-log.js';
 import { fmt, percentile } from './lib/stats.js';
 
 const BENCH = 'accounts';
@@ -74,6 +79,7 @@ const PROGRESS_MS = 15_000;
 const profIndex = process.argv.indexOf('--cpu-prof');
 const profDir = profIndex >= 0 ? path.resolve(process.argv[profIndex + 1] ?? '') : null;
 if (profIndex >= 0 && !process.argv[profIndex + 1]) throw new Error('--cpu-prof needs a folder');
+const statements = process.argv.includes('--statements');
 const mb = (bytes: number): number => bytes / 1e6;
 const loadAverage = (): string => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
@@ -91,9 +97,9 @@ async function startSimulator(entry: string, env: Record<string, string>, tokens
  * `campaignd run` with its log in a file, as a supervisor keeps it (two lines per call at
  * 333 calls/s would otherwise pile up in this process's memory).
  */
-function startDaemon(entry: string, configPath: string, env: Record<string, string>, logFile: string): { pid: number; exited: Promise<number | null>; stop(): void; kill(): void } {
+function startDaemon(entry: string, nodeFlags: readonly string[], configPath: string, env: Record<string, string>, logFile: string): { pid: number; exited: Promise<number | null>; stop(): void; kill(): void } {
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [entry, 'run', '--config', configPath], { cwd: path.dirname(configPath), env: cleanEnv(env), stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [...nodeFlags, entry, 'run', '--config', configPath], { cwd: path.dirname(configPath), env: cleanEnv(env), stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { pid: child.pid ?? -1, exited, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL') };
@@ -152,8 +158,11 @@ try {
 
   const logFile = path.join(dir, 'daemon.log');
   const spawned = performance.now();
-  const profile: Record<string, string> = profDir ? { NODE_OPTIONS: `${nodeEnv.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profDir}`.trim() } : {};
-  daemon = startDaemon(compiled.entry, ws.configPath, { ...nodeEnv, ...profile, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG' }, logFile);
+  // node takes --cpu-prof on its command line only (not in NODE_OPTIONS).
+  const statementsFile = path.join(dir, 'statements.json');
+  const preload = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'statement-log-preload.ts');
+  const nodeFlags = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(statements ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--import', pathToFileURL(preload).href] : [])];
+  daemon = startDaemon(compiled.entry, nodeFlags, ws.configPath, { ...nodeEnv, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile }, logFile);
   await waitForLog(logFile, /"msg":"campaignd running"/, daemon.exited, 600_000);
   await waitForHttp(`${httpUrl}/healthz`);
   const running = performance.now();
@@ -225,6 +234,13 @@ try {
   const code = await Promise.race([daemon.exited, sleep(30_000).then(() => 'timeout' as const)]);
   if (code !== 0) throw new Error(`the daemon exited ${String(code)} on SIGTERM: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
   daemon = null;
+  if (statements) {
+    const placed = calls.length;
+    const stats = JSON.parse(fs.readFileSync(statementsFile, 'utf8')) as StatementStat[];
+    const totalMs = stats.reduce((n, st) => n + st.ms, 0);
+    console.log(`  SQL over the daemon's life: ${stats.reduce((n, st) => n + st.count, 0)} statements, ${fmt(totalMs / 1000, 1)} s in SQLite/PostgreSQL; per call placed (${placed}), most time first:`);
+    for (const st of stats.slice(0, 25)) console.log(`    ${fmt(st.ms / placed, 3).padStart(7)} ms  ${fmt(st.count / placed, 2).padStart(6)}×  ${st.sql.slice(0, 160)}`);
+  }
 
   console.log(`  ${inWindow} calls placed in the ${fmt(seconds, 0)} s window (${fmt(inWindow / seconds, 1)}/s, ${fmt(totalRequests / Math.max(1, inWindow / seconds), 2)} requests per call), each live ${fmt(lengths.reduce((a, b) => a + b, 0) / lengths.length, 1)} s on average; ${ranOut} accounts ran out of leads`);
   console.log(`  requests/min per account: min ${fmt(Math.min(...perMinute), 1)}, median ${fmt(percentile(perMinute, 0.5), 1)}, max ${fmt(Math.max(...perMinute), 1)}`);

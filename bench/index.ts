@@ -51,6 +51,7 @@ const BENCHES: Bench[] = [
   { file: 'takeover.ts', args: (q) => (q ? ['--quick'] : []), dialects: ['postgres'] },
   { file: 'api.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'api-overhead.ts', args: (q) => (q ? ['--quick'] : []) },
+  { file: 'accounts.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
 ];
 
 const quick = isQuick();

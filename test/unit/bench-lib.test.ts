@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { refillDelays, retryErrors, utilization, type AttemptSpan } from '../../bench/lib/call-metrics.js';
 import { atLeast, atMost, FIGURE_PREFIX, parseFigures } from '../../bench/lib/figures.js';
 import { importFigures, statusFigures, windowFigures } from '../../bench/lib/other-benches.js';
+import { accountOfNumber } from '../../bench/lib/accounts-workspace.js';
+import { requestsBetween, slotUtilization } from '../../bench/lib/service-record.js';
 import { percentile, summary } from '../../bench/lib/stats.js';
 import { markdownTable } from '../../bench/lib/table.js';
 
@@ -35,6 +37,30 @@ describe('utilization', () => {
   });
   it('counts a call not yet ended as live until the last claim', () => {
     expect(utilization([span(0, null), span(10, null)], 1)).toBeCloseTo(1.0);
+  });
+});
+
+describe('the accounts bench, from the service record', () => {
+  it('slot utilization is live call time inside the window over slots × window, a call not ended live to the end', () => {
+    const calls = [
+      { phone_number: '+15552000000', placed_at_ms: 0, ended_at_ms: 150 }, // 100..150 inside
+      { phone_number: '+15552000001', placed_at_ms: 120, ended_at_ms: null }, // 120..200
+      { phone_number: '+15552000002', placed_at_ms: 300, ended_at_ms: 400 }, // outside
+    ];
+    expect(slotUtilization(calls, 2, 100, 200)).toBeCloseTo((50 + 80) / 200);
+    expect(Number.isNaN(slotUtilization(calls, 2, 200, 200))).toBe(true);
+  });
+  it('requests between two snapshots are allowed + refused, per token; a number names its account', () => {
+    const before = [{ user_index: 0, allowed: 10, refused: 1, trips: 1 }];
+    const after = [
+      { user_index: 0, allowed: 25, refused: 3, trips: 2 },
+      { user_index: 1, allowed: 4, refused: 0, trips: 0 },
+    ];
+    expect([...requestsBetween(before, after)]).toEqual([
+      [0, { requests: 17, refused: 2, trips: 1 }],
+      [1, { requests: 4, refused: 0, trips: 0 }],
+    ]);
+    expect([accountOfNumber('+15552000009'), accountOfNumber('+15552010000'), accountOfNumber('+15551999999')]).toEqual([0, 1, -1]);
   });
 });
 
