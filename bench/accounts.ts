@@ -199,6 +199,9 @@ try {
   const simCpu = ((readProcCpuSeconds(sim.proc.pid) ?? Number.NaN) - cpuSim0) / seconds;
   const peakRss = mb(readProcMemory(daemon.pid)?.hwm ?? Number.NaN);
   const daemonRateLimited = await metricSum(httpUrl, 'campaignd_account_rate_limited_total');
+  // How much of the resident memory is the JS heap (the rest: code, buffers, SQLite's cache).
+  const heapUsed = mb(await metricSum(httpUrl, 'campaignd_nodejs_heap_size_used_bytes'));
+  const heapTotal = mb(await metricSum(httpUrl, 'campaignd_nodejs_heap_size_total_bytes'));
   const whole = requestsBetween([], after);
 
   // Per account, from the service's record.
@@ -255,7 +258,7 @@ try {
   reportFigure(BENCH, '429s (limiter refusals), all accounts', refusedWhole, '', atMost(0, ''), `whole run, warm-up included; ${tripsWhole} trips`);
   reportFigure(BENCH, 'slot utilization of the least used account', Math.min(...utilization), '', atLeast(UTILIZATION_GOAL, ''), `live calls (service record) ÷ ${SLOTS} slots; median ${fmt(percentile(utilization, 0.5), 3)}`);
   reportFigure(BENCH, 'daemon CPU', daemonCpu, 'cores', undefined, `(user + sys) ÷ wall over the window; simulator ${fmt(simCpu, 2)} cores`);
-  reportFigure(BENCH, 'daemon RSS peak', peakRss, 'MB', atMost(400, 'MB'), `VmHWM, start-up and import included; median in the window ${fmt(mb(percentile(rssSamples, 0.5)), 0)} MB`);
+  reportFigure(BENCH, 'daemon RSS peak', peakRss, 'MB', atMost(400, 'MB'), `VmHWM, start-up and import included; median in the window ${fmt(mb(percentile(rssSamples, 0.5)), 0)} MB; JS heap at the end ${fmt(heapUsed, 0)} used / ${fmt(heapTotal, 0)} MB`);
 } finally {
   await cleanUp();
 }
