@@ -15,6 +15,8 @@ export interface CampaignView {
   values(): IterableIterator<RuntimeCampaign>;
   /** Whether the campaign is one of values(). */
   owns(id: number): boolean;
+  /** The ids of values() for the store's scoped reads; undefined when this engine has every campaign. */
+  scope(): readonly number[] | undefined;
   /** Changes whenever a campaign's state, settings or problem changed. */
   version(): string;
   /** Reloads the campaigns when their control rows changed (always when `force`). */
@@ -34,6 +36,7 @@ export function createCampaignView(db: Kysely<Database>, log: Logger, dials?: (c
     get: (id) => campaigns.get(id),
     values: () => own.values(),
     owns: (id) => !dials || own.has(id),
+    scope: () => (dials ? [...own.keys()] : undefined),
     version: () => version,
     async refresh(force = false) {
       const rows = await campaignControlRows(db);

@@ -43,6 +43,8 @@ export interface PollerDeps extends OutcomeContext {
   listOrder?: Map<number, ListOrder>;
   /** Whether a campaign's calls are this poller's (its account's); absent: every campaign's. */
   owns?: (campaignId: number) => boolean;
+  /** The same as campaign ids, read by the store itself (CampaignScope); absent: every campaign's. */
+  scope?: () => readonly number[] | undefined;
 }
 
 /**
@@ -90,8 +92,9 @@ export async function pollOnce(deps: PollerDeps, opts: PollerOptions): Promise<P
   const round: PollRound = { startedAt, requests: 0, matched: 0, settled: 0, stuck: 0, finalised: 0, failed: 0, inProgress: [], ended: [], backlog: false };
   // Only this engine's account's calls: another account's are not in this token's call list.
   const mine = (a: AttemptRow): boolean => deps.owns?.(a.campaign_id) ?? true;
-  const live = (await listLiveAttempts(deps.db)).filter(mine);
-  const provisional = (await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND)).filter(mine);
+  const scope = deps.scope?.();
+  const live = (await listLiveAttempts(deps.db, scope)).filter(mine);
+  const provisional = (await unconfirmedAttempts(deps.db, startedAt - opts.confirmWindowMs, PROVISIONAL_PER_ROUND, scope)).filter(mine);
   round.backlog = provisional.length >= PROVISIONAL_PER_ROUND;
   // Attempts whose make_call is still in flight are left to their answer.
   const targets = [...live.filter((a) => a.state !== 'dialing'), ...provisional];

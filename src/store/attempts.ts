@@ -30,19 +30,36 @@ const liveCountsQuery = prepared((db) =>
     .groupBy('campaign_id'),
 );
 
-/** Every live attempt, oldest first. Few rows: at most the sum of the live-call limits. */
-export async function listLiveAttempts(db: Db): Promise<AttemptRow[]> {
-  return db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL).orderBy('id').execute();
+/**
+ * The campaigns one engine reads (its account's, README "Many accounts"); undefined: every
+ * campaign. With many accounts each engine's poller must see only its own calls: reading
+ * the whole daemon's and filtering afterwards made every account list its calls whenever
+ * any account had a backlog.
+ */
+export type CampaignScope = readonly number[] | undefined;
+
+/** The query limited to the scope's campaigns (an empty scope is answered without a query by the callers). */
+function scoped<QB extends SelectQueryBuilder<Database, 'attempts', object>>(query: QB, scope: CampaignScope): QB {
+  return scope === undefined ? query : (query.where('attempts.campaign_id', 'in', scope) as QB);
+}
+
+/** Every live attempt (of the scope's campaigns), oldest first. Few rows: at most the sum of the live-call limits. */
+export async function listLiveAttempts(db: Db, scope?: CampaignScope): Promise<AttemptRow[]> {
+  if (scope?.length === 0) return [];
+  return scoped(db.selectFrom('attempts').selectAll().where('state', 'in', LIVE_ATTEMPT_STATES_SQL), scope).orderBy('id').execute();
 }
 
 /** When the oldest call still in progress (state `placed`) was sent; null when none. */
-export async function oldestPlacedAt(db: Db): Promise<number | null> {
-  const row = await db
-    .selectFrom('attempts')
-    .select((eb) => eb.fn.min('sent_at').as('at'))
-    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .where('state', '=', 'placed')
-    .executeTakeFirst();
+export async function oldestPlacedAt(db: Db, scope?: CampaignScope): Promise<number | null> {
+  if (scope?.length === 0) return null;
+  const row = await scoped(
+    db
+      .selectFrom('attempts')
+      .select((eb) => eb.fn.min('sent_at').as('at'))
+      .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+      .where('state', '=', 'placed'),
+    scope,
+  ).executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
@@ -252,8 +269,9 @@ export async function dialingAttempts(db: Db, ofAccount?: { account: string; old
 }
 
 /** Whether any attempt is `unknown` (the call list is then read more often: it alone can settle one). */
-export async function anyUnknownAttempt(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('attempts').select('id').where('state', '=', 'unknown').limit(1).executeTakeFirst();
+export async function anyUnknownAttempt(db: Db, scope?: CampaignScope): Promise<boolean> {
+  if (scope?.length === 0) return false;
+  const row = await scoped(db.selectFrom('attempts').select('id').where('state', '=', 'unknown'), scope).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -366,16 +384,18 @@ const liveAttemptByPhoneQuery = prepared((db, v: { phone: string }) =>
  * poll: the newest `limit` of them. Bounded, because a backlog (a daemon upgraded from a
  * version that gave up on them, or one stopped for hours) can hold a hundred thousand.
  */
-export async function unconfirmedAttempts(db: Db, since: number, limit: number): Promise<AttemptRow[]> {
-  return provisional(db.selectFrom('attempts').selectAll()).where('ended_at', '>=', since).orderBy('ended_at', 'desc').limit(limit).execute();
+export async function unconfirmedAttempts(db: Db, since: number, limit: number, scope?: CampaignScope): Promise<AttemptRow[]> {
+  if (scope?.length === 0) return [];
+  return scoped(provisional(db.selectFrom('attempts').selectAll()), scope).where('ended_at', '>=', since).orderBy('ended_at', 'desc').limit(limit).execute();
 }
 
 /**
  * How many webhook successes await a poll (counted up to `cap`), and when the oldest of
  * them ended: what the poller needs to decide when to confirm them.
  */
-export async function unconfirmedSummary(db: Db, since: number, cap: number): Promise<{ count: number; oldestEndedAt: number | null }> {
-  const rows = await provisional(db.selectFrom('attempts').select('ended_at')).where('ended_at', '>=', since).orderBy('ended_at', 'asc').limit(cap).execute();
+export async function unconfirmedSummary(db: Db, since: number, cap: number, scope?: CampaignScope): Promise<{ count: number; oldestEndedAt: number | null }> {
+  if (scope?.length === 0) return { count: 0, oldestEndedAt: null };
+  const rows = await scoped(provisional(db.selectFrom('attempts').select('ended_at')), scope).where('ended_at', '>=', since).orderBy('ended_at', 'asc').limit(cap).execute();
   const oldest = rows[0]?.ended_at;
   return { count: rows.length, oldestEndedAt: oldest === undefined || oldest === null ? null : Number(oldest) };
 }

@@ -99,9 +99,9 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
 
   async function pollTimeByState(): Promise<number> {
     if (service.tokenRejected()) return lastPollAt + TOKEN_PROBE_MS;
-    if (await anyUnknownAttempt(db)) return lastPollAt + POLL_UNKNOWN_MS;
+    if (await anyUnknownAttempt(db, campaigns.scope())) return lastPollAt + POLL_UNKNOWN_MS;
     const now = clock.now();
-    const waiting = await unconfirmedSummary(db, now - CONFIRM_WINDOW_MS, CONFIRM_BATCH);
+    const waiting = await unconfirmedSummary(db, now - CONFIRM_WINDOW_MS, CONFIRM_BATCH, campaigns.scope());
     const confirmAt = confirmationDueAt(waiting, { lastPollAt, minGapMs: POLL_MIN_GAP_MS, batch: CONFIRM_BATCH, waitMs: CONFIRM_WAIT_MS });
     if (!webhooksHealthy({ enabled: deps.webhooks.enabled, lastWebhookAt: deps.webhooks.lastAt(), now, healthyMs: WEBHOOKS_HEALTHY_MS })) {
       if (deps.pollIntervalMs !== undefined) return lastPollAt + deps.pollIntervalMs;
@@ -110,7 +110,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
     const backstop = backstopPollAt({
       lastPollAt,
       backstopMs: deps.pollIntervalWithWebhooksMs ?? POLL_BACKSTOP_MS,
-      oldestPlacedAt: await oldestPlacedAt(db),
+      oldestPlacedAt: await oldestPlacedAt(db, campaigns.scope()),
       overdueMs: CALL_OVERDUE_MS,
       overdueRetryMs: POLL_OVERDUE_MS,
     });
@@ -126,7 +126,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
 
   /** The adaptive plan over the calls in progress. */
   async function plannedPoll(now: number): Promise<number> {
-    const placed = (await listLiveAttempts(db)).filter((a) => a.state === 'placed');
+    const placed = (await listLiveAttempts(db, campaigns.scope())).filter((a) => a.state === 'placed');
     const ids = new Set(placed.map((a) => a.id));
     for (const id of seenLiveAt.keys()) if (!ids.has(id)) seenLiveAt.delete(id);
     const live = placed.map((a) => {
@@ -166,7 +166,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
         if (!service.tokenRejected()) {
           lastPollAt = clock.now();
           const round = await pollOnce(
-            { ...deps.outcomes, client, maxDurationSeconds: (id) => service.maxDuration(id), onZoneDoubt: deps.onZoneDoubt, listOrder, owns: (id) => campaigns.owns(id) },
+            { ...deps.outcomes, client, maxDurationSeconds: (id) => service.maxDuration(id), onZoneDoubt: deps.onZoneDoubt, listOrder, owns: (id) => campaigns.owns(id), scope: () => campaigns.scope() },
             deps.poller,
           );
           if (round.requests > 0 || round.settled > 0) log.debug({ requests: round.requests, matched: round.matched, settled: round.settled, stuck: round.stuck, finalised: round.finalised }, 'poll round');
