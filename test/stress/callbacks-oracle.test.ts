@@ -8,7 +8,7 @@
 // for one that cannot be read ("whenever", "nach dem Urlaub") or lies beyond the horizon.
 // On SQLite, ten days from Friday 23 October 2026 run through the engine sped up 6,000 times,
 // across the European (25 October) and the US (1 November) DST changes; on PostgreSQL half the
-// people over four days across the European change, 2,000 times (ON_POSTGRES). The drive jumps
+// people over three and a half days across the European change, 1,000 times (ON_POSTGRES). The drive jumps
 // where nothing is due (who-year-drive.ts). Every callback asks again, so a lead reaches
 // max_per_lead; callbacks asked for after the run's end are not judged.
 //
@@ -38,10 +38,10 @@ const FROM = Date.UTC(2026, 9, 23, 6, 0);
  * (the European change only) with half the people, so that it fits the slow suite's budget.
  */
 const ON_POSTGRES = testDialect === 'postgres';
-/** SQLite: Monday 2 November, 19:00 in New York, the first working day after the US change. PostgreSQL: Tuesday 27 October, 07:00 in Berlin. */
-const TO = ON_POSTGRES ? Date.UTC(2026, 9, 27, 6, 0) : Date.UTC(2026, 10, 3, 0, 0);
-/** Simulated ms per real ms. */
-const SPEED = ON_POSTGRES ? 2_000 : 6_000;
+/** SQLite: Monday 2 November, 19:00 in New York, the first working day after the US change. PostgreSQL: Monday 26 October, 19:00 in Berlin. */
+const TO = ON_POSTGRES ? Date.UTC(2026, 9, 26, 18, 0) : Date.UTC(2026, 10, 3, 0, 0);
+/** Simulated ms per real ms (PostgreSQL at 2,000 times failed once in CI beside the year of calling rules: a lull past BUSY_GAP_MS). */
+const SPEED = ON_POSTGRES ? 1_000 : 6_000;
 /** The share of each group of people called. */
 const SHARE = ON_POSTGRES ? 0.5 : 1;
 /** How long after its first allowed moment a callback may start: the engine's pace with many due at one opening. */
@@ -216,8 +216,8 @@ describe(`callbacks the person asks for, judged by an independent oracle (${test
     expect(j.problems.slice(0, 30)).toEqual([]);
     // Enough of each kind happened that the run really exercised them.
     // (Seen on 2026-11-27: SQLite 2,232 calls, 1,132 placed, 500 moved, 323 unreadable, 226
-    // beyond the horizon, 350 over the maximum; PostgreSQL 998, 447, 198, 143, 104, 107.)
-    const least = ON_POSTGRES ? { calls: 850, placed: 350, moved: 100, unreadable: 70, horizon: 5, overMax: 50 } : { calls: 2_000, placed: 800, moved: 200, unreadable: 100, horizon: 10, overMax: 100 };
+    // beyond the horizon, 350 over the maximum; PostgreSQL over four days 998, 447, 198, 143, 104, 107.)
+    const least = ON_POSTGRES ? { calls: 700, placed: 250, moved: 80, unreadable: 60, horizon: 5, overMax: 30 } : { calls: 2_000, placed: 800, moved: 200, unreadable: 100, horizon: 10, overMax: 100 };
     expect(calls.length).toBeGreaterThan(least.calls);
     expect(j.placed).toBeGreaterThan(least.placed);
     expect(j.moved).toBeGreaterThan(least.moved);
