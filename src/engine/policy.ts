@@ -24,10 +24,11 @@ export const REQUEST_SLACK_MS = 3_600_000;
  * A claim older than this when its request is about to be sent is not sent: the process
  * stalled (SIGSTOP, a paused VM, a machine swapping) after the claim judged the window,
  * the caps and the campaign. The attempt is withdrawn uncounted and the lead is judged
- * again at once. Half of REQUEST_SLACK_MS, so the caps' assumption holds with room to spare;
- * far above any rate-budget wait or pre-dial check.
+ * again at once. Ten minutes under REQUEST_SLACK_MS, far more than the request itself may
+ * take (client timeouts are seconds), so the caps' assumption holds; far above any
+ * rate-budget wait or pre-dial check.
  */
-export const CLAIM_MAX_AGE_MS = REQUEST_SLACK_MS / 2;
+export const CLAIM_MAX_AGE_MS = REQUEST_SLACK_MS - 10 * 60_000;
 
 // Answers of the service
 

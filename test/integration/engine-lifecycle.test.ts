@@ -187,7 +187,7 @@ describe('engine: pause, resume and windows', () => {
     const attempts = await s.db.selectFrom('attempts').select(['state', 'counted', 'detail']).orderBy('id').execute();
     expect(attempts).toHaveLength(2);
     expect(attempts[0]).toMatchObject({ state: 'withdrawn', counted: 0 });
-    expect(attempts[0]!.detail).toMatch(/^claimed 3\d min before it could be sent \(the process stalled\)/);
+    expect(attempts[0]!.detail).toMatch(/^claimed 5\d min before it could be sent \(the process stalled\)/);
     expect(attempts[1]!.state).not.toBe('withdrawn');
     expect(s.simCalls()).toHaveLength(1);
     const lead = await s.db.selectFrom('leads').select('contact_attempts').executeTakeFirstOrThrow();
