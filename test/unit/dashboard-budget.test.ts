@@ -2,43 +2,12 @@
 // today's spending against a daily cap), the overview's row the spending under the state,
 // and a campaign a cap holds reads `paused (budget)` in both, as in `status`.
 import { describe, expect, it } from 'vitest';
-import type { DashboardData } from '../../src/dashboard/data.js';
-import { renderCampaigns } from '../../src/dashboard/render.js';
 import { CARDS_UP_TO } from '../../src/dashboard/render-overview.js';
 import type { BudgetStatus, CampaignStatus } from '../../src/status/types.js';
+import { campaignStatus, campaignsPage } from '../helpers/dashboard-campaigns.js';
 
-const NOW = Date.parse('2026-11-26T14:00:00Z');
-
-function campaign(name: string, budget?: BudgetStatus): CampaignStatus {
-  return {
-    name,
-    state: 'running',
-    window: { open: true, next_open_at: null, closes_at: null, timezone: 'UTC' },
-    live_calls: 0,
-    max_calls_in_parallel: 5,
-    leads: { total: 10, pending: 6, calling: 0, retry_scheduled: 0, completed: 4, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 0, moved: 0, confirming: 0 },
-    attempts: { total: 4, today: 4 },
-    problem: null,
-    success_rate: 1,
-    estimated_finish_at: null,
-    completions_last_hour: 0,
-    ...(budget ? { budget } : {}),
-  };
-}
-
-function page(campaigns: CampaignStatus[]): string {
-  const data: DashboardData = {
-    generated_at: new Date(NOW).toISOString(),
-    attempts_since: new Date(NOW - 23 * 3_600_000).toISOString(),
-    attempts_per_hour: {},
-    rate_limit: { requests_per_minute: 100, burst: 20, burst_window_seconds: 10 },
-    status: {
-      daemon: { running: true, pid: 1, version: '1', api: 'ok', api_detail: null, hostname: 'h', started_at: null, heartbeat_at: null, stopped_at: null, problems: [], api_requests: { sent: 0, rate_limited: 0, budget_wait_seconds: 0 }, active_pid: 1, instances: [], max_calls_in_parallel: 20, live_calls: 0 },
-      campaigns,
-    },
-  };
-  return renderCampaigns(data, 'csrf').text;
-}
+const campaign = (name: string, budget?: BudgetStatus): CampaignStatus => campaignStatus(name, budget ? { budget } : {});
+const page = campaignsPage;
 
 const spending: BudgetStatus = { max_cost: 50, max_cost_per_day: 10, spent: 12.5, spent_today: 3.25, remaining: 37.5, projected: 1.8, paused: false };
 const held: BudgetStatus = { max_cost: 2, max_cost_per_day: null, spent: 1.95, spent_today: 1.95, remaining: 0.05, projected: 1.8, paused: true };
