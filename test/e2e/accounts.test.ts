@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
 import { httpGet, runCampaignd, stopAllProcesses } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
-import { assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
+import { assistantOf, assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
 
 let ws: Workspace | undefined;
 afterEach(async () => {
@@ -19,13 +19,6 @@ afterEach(async () => {
 
 const TOKEN_B = 'tok-E2E-account-b-5e0c-DO-NOT-LOG';
 
-/** The first outbound assistant a token sees. */
-async function assistantOf(url: string, token: string): Promise<number> {
-  const res = await fetch(`${url}/api/user/assistants/outbound`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-  const body = (await res.json()) as { data?: { id: number }[] } | { id: number }[];
-  const list = Array.isArray(body) ? body : (body.data ?? []);
-  return Number(list[0]!.id);
-}
 
 describe('campaignd with two accounts', () => {
   it('validates both accounts online, dials both, and status lists both', async () => {

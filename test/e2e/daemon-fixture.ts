@@ -287,3 +287,11 @@ export function assertNoSecrets(texts: readonly string[], where: string): void {
     }
   }
 }
+
+/** The first outbound assistant a token sees in the simulator (each token has its own). */
+export async function assistantOf(url: string, token: string): Promise<number> {
+  const res = await fetch(`${url}/api/user/assistants/outbound`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  const body = (await res.json()) as { data?: { id: number }[] } | { id: number }[];
+  const list = Array.isArray(body) ? body : (body.data ?? []);
+  return Number(list[0]!.id);
+}

@@ -11,7 +11,7 @@ import type { StatusReport } from '../../src/status/types.js';
 import { freePort, runCampaignd, spawnCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
-import { assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
+import { assistantOf, assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
 
 let ws: Workspace | null = null;
 let drop: (() => Promise<void>) | null = null;
@@ -28,13 +28,6 @@ const LEADS = 12;
 const ACCOUNTS = ['acme', 'globex', 'initech', 'umbrella'];
 const TOKENS = [SECRETS.token, 'tok-E2E-globex-91b2-DO-NOT-LOG', 'tok-E2E-initech-77c4-DO-NOT-LOG', 'tok-E2E-umbrella-3a0f-DO-NOT-LOG'];
 
-/** The first outbound assistant a token sees (each token has its own). */
-async function assistantOf(url: string, token: string): Promise<number> {
-  const res = await fetch(`${url}/api/user/assistants/outbound`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-  const body = (await res.json()) as { data?: { id: number }[] } | { id: number }[];
-  const list = Array.isArray(body) ? body : (body.data ?? []);
-  return Number(list[0]!.id);
-}
 
 describe('several active instances sharing four accounts on one PostgreSQL database', () => {
   it('splits the accounts, dials every lead once, and redials a killed instance’s accounts within lease_seconds + 5', async () => {
