@@ -27,8 +27,11 @@ export const DEFAULT_ASSUMED_COST_PER_CALL = 1;
 export const CALLBACKS_DEFAULT_MAX_PER_LEAD = 2;
 export const CALLBACKS_DEFAULT_HORIZON_DAYS = 30;
 
-/** Characters allowed in a campaign name: it is typed in commands. */
-export const CAMPAIGN_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * Characters allowed in a campaign name: it is typed in commands, and it is a segment of
+ * the API's paths, where "." and ".." are dot segments every HTTP client removes.
+ */
+export const CAMPAIGN_NAME_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,64}$/;
 
 /** Characters allowed in a variant name: it is a column value in the results export. */
 export const VARIANT_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -41,7 +44,7 @@ const header: Spec = { kind: 'string', noun: 'column header' };
 /** Every field of a campaign file. */
 export const CAMPAIGN_FIELDS: Readonly<Record<string, Field>> = {
   name: {
-    spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, noun: 'campaign name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-" (the name is typed in commands)' },
+    spec: { kind: 'string', pattern: CAMPAIGN_NAME_PATTERN, noun: 'campaign name', patternHint: 'use 1 to 64 letters, digits, ".", "_" or "-", not "." or ".." alone (the name is typed in commands and is part of API paths)' },
     description: 'Unique campaign name, used in commands. Default: the file name without extension.',
     example: 'spring-renewals',
   },

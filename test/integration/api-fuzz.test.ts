@@ -58,9 +58,15 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ text: `${'['.repeat(5000)}${']'.repeat(5000)}`, type: 'application/json' }) },
 );
 
-/** A value for a path parameter, by its name: mostly plausible, sometimes not. */
+/**
+ * A value for a path parameter, by its name: mostly plausible, sometimes not. Never "." or
+ * "..": a URL parser removes those dot segments (encoded or not), so the request would reach
+ * another route than the one under test; no campaign may have such a name.
+ */
 function paramValue(name: string): fc.Arbitrary<string> {
-  const odd = fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom('%', '..', '0', '-1', '9999999999999999999', 'a'.repeat(300)));
+  const odd = fc
+    .oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constantFrom('%', '...', '0', '-1', '9999999999999999999', 'a'.repeat(300)))
+    .filter((v) => v !== '.' && v !== '..');
   if (name === 'name') return fc.oneof(fc.constant('spring'), fc.constant('winter'), odd);
   if (name === 'id') return fc.oneof(fc.integer({ min: 1, max: 8 }).map(String), odd);
   if (name.includes('phone')) return fc.oneof(validPhone, fc.constant(phoneNumbers(1)[0]!), odd);

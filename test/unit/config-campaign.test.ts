@@ -204,6 +204,16 @@ describe('parseCampaignFile: syntax and shape', () => {
     expect(problems[0]?.hint).toBe('remove the quotes');
   });
 
+  it('refuses "." and ".." as names: an HTTP client removes them from the API paths', () => {
+    const file = (name: string) => `name: "${name}"\nassistant_id: 1\nallowed_days: [mon]\nallowed_hours_start_time: "9:00"\nallowed_hours_end_time: "17:00"\nleads: { remote_campaign_id: 1 }\n`;
+    for (const name of ['.', '..']) {
+      const { campaign, problems } = parseCampaignFile('/tmp/x.yaml', file(name));
+      expect(campaign).toBeUndefined();
+      expect(at(problems, 'name').hint).toMatch(/not "\." or "\.\." alone/);
+    }
+    expect(parseCampaignFile('/tmp/x.yaml', file('...x')).campaign?.name).toBe('...x');
+  });
+
   it('rejects a file name that cannot be a campaign name when no name is set', () => {
     const { problems } = parse('bad name!.yaml');
     expect(problems).toHaveLength(1);
