@@ -395,6 +395,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
     }
     cleanups.push(() => engine.stop(0));
 
+    /** Whether this instance dials the account now: its lease per account, else the one lease (always on SQLite). */
+    const dialsAccount = (account: string): boolean => (perAccount ? held.holds(account) : shared ? (elector?.holds() ?? false) : true);
+    metrics.watchAccounts(() => accountStates().map((a) => ({ account: a.name, dialing: dialsAccount(a.name), apiOk: a.api === 'ok' })));
     const beat = async (): Promise<void> => {
       const api = engine.status();
       const problem = opts.tokenProblem?.();

@@ -39,6 +39,11 @@ export interface Metrics {
   readonly accountRequests: Counter<'account'>;
   /** 429 answers from the service by account. */
   readonly accountRateLimited: Counter<'account'>;
+  /**
+   * Where `campaignd_account_dialing` and `campaignd_account_api_ok` are read from, at each
+   * scrape: each account's state as the daemon knows it now, not as of its last heartbeat.
+   */
+  watchAccounts(source: () => readonly AccountGauges[]): void;
   /** Post-call webhook deliveries by result. */
   readonly webhookDeliveries: Counter<'result'>;
   /** Attempts whose make_call ended in a timeout, 5xx or broken connection (rule 6). */
@@ -55,6 +60,19 @@ export interface Metrics {
   readonly instanceActive: Gauge;
 }
 
+/** One account as its gauges show it. */
+export interface AccountGauges {
+  account: string;
+  /**
+   * This instance dials the account now: it holds the account's lease (several active
+   * instances) or is the active instance (one lease, or SQLite). Summed over the instances,
+   * each account reads 1: 0 is an account nobody dials, 2 a takeover under way.
+   */
+  dialing: boolean;
+  /** The service accepts the account's token and answers (api "ok"). */
+  apiOk: boolean;
+}
+
 /** Creates the metrics on a fresh registry, with Node's default process metrics. */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
@@ -67,8 +85,32 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: "The daemon's max_calls_in_parallel: live calls allowed over all campaigns (absent when not set).",
     registers: [],
   });
+  let accounts: () => readonly AccountGauges[] = () => [];
+  new Gauge({
+    name: 'campaignd_account_dialing',
+    help: 'Whether this instance dials the account now (1: it holds the account, or is the active instance) or not (0), by account.',
+    labelNames: ['account'],
+    registers,
+    collect() {
+      this.reset();
+      for (const a of accounts()) this.set({ account: a.account }, a.dialing ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'campaignd_account_api_ok',
+    help: "Whether the service accepts the account's token and answers (1) or not (0), by account.",
+    labelNames: ['account'],
+    registers,
+    collect() {
+      this.reset();
+      for (const a of accounts()) this.set({ account: a.account }, a.apiOk ? 1 : 0);
+    },
+  });
   return {
     registry,
+    watchAccounts(source) {
+      accounts = source;
+    },
     setDaemonMaxCalls(max) {
       registry.removeSingleMetric(DAEMON_MAX_CALLS);
       if (max === undefined) return;

@@ -73,6 +73,10 @@ describe('campaignd with two accounts', () => {
     expect(human.stdout).toMatch(/^ACCOUNTS$/m);
     const metrics = await httpGet(`${workspace.httpUrl}/metrics`);
     expect(metrics.body).toMatch(/^campaignd_account_requests_total\{account="globex"\} \d+$/m);
+    for (const account of ['acme', 'globex']) {
+      expect(metrics.body).toMatch(new RegExp(`^campaignd_account_dialing\\{account="${account}"\\} 1$`, 'm'));
+      expect(metrics.body).toMatch(new RegExp(`^campaignd_account_api_ok\\{account="${account}"\\} 1$`, 'm'));
+    }
 
     expect((await httpGet(`${workspace.httpUrl}/readyz`)).status).toBe(200);
     expect(await daemon.stop()).toEqual({ code: 0, signal: null });
@@ -84,6 +88,9 @@ describe('campaignd with two accounts', () => {
     await waitUntil(async () => (ready = await httpGet(`${workspace.httpUrl}/readyz`)).body.includes('globex rejected by the service'), { timeoutMs: 30_000, intervalMs: 200, message: () => `readyz naming globex: ${ready.status} ${ready.body}` });
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.body)).toMatchObject({ checks: { database: 'ok', accounts: '1 of 2 ok; globex rejected by the service' } });
+    const halfMetrics = (await httpGet(`${workspace.httpUrl}/metrics`)).body;
+    expect(halfMetrics).toMatch(/^campaignd_account_api_ok\{account="globex"\} 0$/m);
+    expect(halfMetrics).toMatch(/^campaignd_account_api_ok\{account="acme"\} 1$/m);
     expect(await halfDaemon.stop()).toEqual({ code: 0, signal: null });
     const outputs = [daemon.stdout(), daemon.stderr(), halfDaemon.stdout(), halfDaemon.stderr(), ready.body, status.stdout, human.stdout, metrics.body, good.stdout, crossed.stdout, wrong.stdout, wrong.stderr];
     assertNoSecrets(outputs, 'the daemon and CLI output');

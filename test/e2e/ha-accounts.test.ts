@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
-import { freePort, runCampaignd, spawnCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
+import { freePort, httpGet, runCampaignd, spawnCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
 import { assistantOf, assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
@@ -87,6 +87,19 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
         return holders.size === ACCOUNTS.length && new Set(holders.values()).size === 2;
       },
       { timeoutMs: 20_000, intervalMs: 300, message: 'both instances holding accounts' },
+    );
+    // /metrics agrees: each account reads 1 on its holder and 0 on the other (the gauges follow the heartbeat).
+    const dialingOn = async (port: number): Promise<Map<string, number>> => {
+      const body = (await httpGet(`http://127.0.0.1:${port}/metrics`)).body;
+      return new Map([...body.matchAll(/^campaignd_account_dialing\{account="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+    };
+    let seen: Map<string, number>[] = [];
+    await waitUntil(
+      async () => {
+        seen = await Promise.all(ports.map(dialingOn));
+        return ACCOUNTS.every((a) => seen.every((m, i) => m.get(a) === (holders.get(a) === instances[i]!.pid ? 1 : 0)));
+      },
+      { timeoutMs: 10_000, intervalMs: 300, message: () => `campaignd_account_dialing matching the holders: ${JSON.stringify(seen.map((m) => [...m]))}` },
     );
     const victim = instances[1]!;
     const victimAccounts = ACCOUNTS.filter((a) => holders.get(a) === victim.pid);
