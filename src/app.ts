@@ -23,8 +23,8 @@ import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
-import { acquireDaemonSlot, pidAlive } from './lifecycle/daemon-row.js';
-import { heartbeat, markStopped, type ApiCounters, type DaemonAccount } from './store/daemons.js';
+import { acquireDaemonSlot, HEARTBEAT_STALE_MS, pidAlive } from './lifecycle/daemon-row.js';
+import { heartbeat, liveInstancesDialing, markStopped, type ApiCounters, type DaemonAccount } from './store/daemons.js';
 import { probeCampaigns } from './store/campaigns.js';
 import { startRemoteLeadSync } from './lifecycle/remote-leads.js';
 import type { RemoteLeadSource } from './leads/remote-sync.js';
@@ -154,8 +154,21 @@ export async function startApp(opts: AppOptions): Promise<App> {
         );
       }
     }
-    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared });
+    const dialingMode = shared ? (perAccount ? 'per-account' : 'one-lease') : undefined;
+    await acquireDaemonSlot(db, { instanceId, pid, hostname: os.hostname(), version: opts.version, now: clock.now(), maxCallsInParallel: daemon.maxCallsInParallel, shared, dialingMode });
     cleanups.push(() => markStopped(db, instanceId, clock.now()));
+    if (perAccount) {
+      // The other way round: a standby pair's active instance dials every campaign under the
+      // one lease; this one would dial its accounts beside it. Checked after this instance's
+      // row is written, so two started at once see each other (both refuse, none dials twice).
+      const pair = await liveInstancesDialing(db, 'one-lease', { except: instanceId, since: clock.now() - HEARTBEAT_STALE_MS });
+      if (pair.length > 0) {
+        const who = pair.map((r) => `pid ${r.pid} on ${r.hostname}`).join(', ');
+        throw new SharingModeError(
+          `${daemon.file}: accounts: is set, but ${pair.length} instance(s) on this database (${who}) run without accounts: as a standby pair and dial every campaign — stop them first, then start each instance with the same accounts: (README, "Many accounts")`,
+        );
+      }
+    }
 
     await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { insertDaemonRow, liveDaemonRows, stopLiveDaemonRows } from '../store/daemons.js';
-import type { Database } from '../store/types.js';
+import type { Database, DialingMode } from '../store/types.js';
 
 // The daemon's row in `daemons`: how `status` knows whether a daemon runs, and how a
 // second daemon on the same SQLite file is refused instead of double-dialling.
@@ -23,7 +23,7 @@ export class DatabaseInUseError extends Error {
  */
 export async function acquireDaemonSlot(
   db: Kysely<Database>,
-  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined; isPidAlive?: (pid: number) => boolean; shared?: boolean },
+  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined; isPidAlive?: (pid: number) => boolean; shared?: boolean; dialingMode?: DialingMode | undefined },
 ): Promise<void> {
   if (me.shared) return insertDaemonRow(db, me);
   const alive = me.isPidAlive ?? pidAlive;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ApiStatus, Database, DaemonRow } from './types.js';
+import type { ApiStatus, Database, DaemonRow, DialingMode } from './types.js';
 
 // The `daemons` table: one row per daemon run, written by the running daemon (start,
 // heartbeat, config problems, clean stop) and read by `status`, `store copy` and a second
@@ -15,13 +15,28 @@ export async function liveDaemonRows(db: Kysely<Database>, since: number): Promi
   return db.selectFrom('daemons').selectAll().where('stopped_at', 'is', null).where('heartbeat_at', '>', since).execute();
 }
 
+/** Live instances (heartbeat after `since`, not stopped) that dial in `mode`, other than `except`. */
+export async function liveInstancesDialing(db: Kysely<Database>, mode: DialingMode, opts: { except: string; since: number }): Promise<DaemonRow[]> {
+  return db
+    .selectFrom('daemons')
+    .selectAll()
+    .where('dialing_mode', '=', mode)
+    .where('instance_id', '!=', opts.except)
+    .where('stopped_at', 'is', null)
+    .where('heartbeat_at', '>', opts.since)
+    .execute();
+}
+
 /** Marks every row not yet stopped as stopped at `now` (crash leftovers, before a new run registers). */
 export async function stopLiveDaemonRows(db: Kysely<Database>, now: number): Promise<void> {
   await db.updateTable('daemons').set({ stopped_at: now }).where('stopped_at', 'is', null).execute();
 }
 
 /** Adds this daemon's row, and keeps only the newest rows. */
-export async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined }): Promise<void> {
+export async function insertDaemonRow(
+  db: Kysely<Database>,
+  me: { instanceId: string; pid: number; hostname: string; version: string; now: number; maxCallsInParallel?: number | undefined; dialingMode?: DialingMode | undefined },
+): Promise<void> {
   await db
     .insertInto('daemons')
     .values({
@@ -37,6 +52,7 @@ export async function insertDaemonRow(db: Kysely<Database>, me: { instanceId: st
       problems_json: null,
       // Readers of the store (status, explain, the dashboard) see the daemon-wide cap here.
       max_calls_in_parallel: me.maxCallsInParallel ?? null,
+      ...(me.dialingMode ? { dialing_mode: me.dialingMode } : {}),
     })
     .execute();
   // Keep the table small: the last 20 runs are plenty for an operator (and a stopped one is never among the live).

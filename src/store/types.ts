@@ -208,7 +208,12 @@ export interface DaemonsTable {
   token_source: Generated<string | null>;
   /** Each account's state (migration 0022): a JSON list of DaemonAccount (src/store/daemons.ts); null: written by an older daemon. */
   accounts_json: Generated<string | null>;
+  /** How the instance dials on PostgreSQL (migration 0027): see DialingMode; null on SQLite and from an older daemon. */
+  dialing_mode: Generated<DialingMode | null>;
 }
+
+/** 'one-lease': a standby pair, the active one dials every campaign; 'per-account': several active instances share the accounts. */
+export type DialingMode = 'one-lease' | 'per-account';
 
 /** The active instance's lease (src/store/lease.ts): one row, id 1. */
 export interface HaLeaseTable {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
-import { freePort, httpGet, runCampaignd, spawnCampaignd, stopAllProcesses, type Proc } from '../helpers/processes.js';
+import { freePort, httpGet, runCampaignd, spawnCampaignd, stopAllProcesses, waitForHttp, type Proc } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
 import { assistantOf, assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
@@ -137,7 +137,8 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
 
     // An instance started without accounts: would dial every campaign under the one lease beside the survivor: refused, one line.
     const pairConfig = path.join(workspace.dir, 'campaignd-pair.yaml');
-    fs.writeFileSync(pairConfig, base.replace(accountsYaml, '').replace(/listen: 127\.0\.0\.1:\d+/, `listen: 127.0.0.1:${await freePort()}`));
+    const pairPort = await freePort();
+    fs.writeFileSync(pairConfig, base.replace(accountsYaml, '').replace(/listen: 127\.0\.0\.1:\d+/, `listen: 127.0.0.1:${pairPort}`));
     const pair = spawnCampaignd('no-accounts', ['run', '--config', pairConfig], { env: { ...env, CAMPAIGND_API_TOKEN: TOKENS[0]! } });
     const exit = await Promise.race([pair.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
     expect(exit, 'the instance without accounts: should refuse to start').not.toBeNull();
@@ -171,5 +172,16 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
     }
     expect(await survivor.stop()).toEqual({ code: 0, signal: null });
     assertNoSecrets([survivor.stdout(), survivor.stderr()], 'the daemon output');
+
+    // The other way round: beside a running standby pair's instance (no accounts:), an
+    // instance with accounts: would dial its accounts while the pair dials every campaign: refused.
+    const oneLease = spawnCampaignd('one-lease', ['run', '--config', pairConfig], { env: { ...env, CAMPAIGND_API_TOKEN: TOKENS[0]! } });
+    await waitForHttp(`http://127.0.0.1:${pairPort}/healthz`);
+    const sharing = spawnCampaignd('with-accounts', ['run', '--config', configs[1]!], { env });
+    const refused = await Promise.race([sharing.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
+    expect(refused, 'the instance with accounts: should refuse to start beside the standby pair').not.toBeNull();
+    expect(refused!.code).not.toBe(0);
+    expect(sharing.stderr()).toMatch(/accounts: is set, but 1 instance\(s\) on this database \(pid \d+ on [^)]+\) run without accounts: as a standby pair/);
+    expect(await oneLease.stop()).toEqual({ code: 0, signal: null });
   }, 150_000);
 });
