@@ -9,6 +9,10 @@
 // `--variants`: every campaign has two assistant variants (README, "Assistant variants"), each
 // called lead holds one and every ended attempt an outcome, so status computes the
 // per-variant figures; without it, the store of before variants (the baseline).
+// `--budgets`: every campaign also has a budget (max_cost, max_cost_per_day) and every ended
+// attempt a call result with its cost (one in ten not priced yet), so status shows spent,
+// remaining and projected. `--campaigns N` spreads the leads over N campaigns (default 5);
+// issue 24's figure: `--variants --budgets --campaigns 100`.
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
@@ -26,14 +30,19 @@ import { BIN, cleanEnv } from '../test/helpers/processes.js';
 import { atMost, reportFigure } from './lib/figures.js';
 import { fmt, summary } from './lib/stats.js';
 
-const BENCH = process.argv.includes('--variants') ? 'status-variants' : 'status';
+const BUDGETS = process.argv.includes('--budgets');
+const BENCH = process.argv.includes('--variants') ? (BUDGETS ? 'status-variants-budgets' : 'status-variants') : 'status';
 const dialect = benchDialect();
-const LEADS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 1_000_000);
+const campaignsArg = process.argv.indexOf('--campaigns');
+const LEADS = Number(process.argv.slice(2).find((a, i) => /^\d+$/.test(a) && process.argv[i + 1] !== '--campaigns') ?? 1_000_000);
 const SMALL = 1_000;
 const RUNS = 11;
 const VARIANTS = process.argv.includes('--variants');
 const VARIANT_LIST = [{ name: 'a', assistantId: 12, weight: 1 }, { name: 'b', assistantId: 14, weight: 1 }];
-const CAMPAIGNS = 5;
+const CAMPAIGNS = campaignsArg > 0 ? Number(process.argv[campaignsArg + 1]) : 5;
+const BUDGET = { maxCost: 1_000_000, maxCostPerDay: 50_000, assumedCostPerCall: 0.5 };
+/** A call result's cost: one in ten not priced yet. */
+const costOf = (i: number): number | null => (i % 10 === 0 ? null : ((i * 37) % 100) / 100);
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0); // Monday 11:00 Berlin: windows open
 const STATES = ['pending', 'pending', 'pending', 'retry-scheduled', 'completed', 'completed', 'reached-max-retries', 'invalid', 'suppressed', 'calling'] as const;
 
@@ -118,7 +127,12 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
   // With --variants: ended attempts have an outcome (a third reached the person).
   const outcomeOf = (state: string, i: number): string | null => (VARIANTS && state === 'ended' ? (i % 3 === 0 ? 'success' : 'busy') : null);
   const config = (name: string): string =>
-    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}) });
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}) });
+  const insertResult = raw.prepare(`insert into call_results (attempt_id, campaign_id, lead_id, cost, source, received_at, updated_at) values (?, ?, ?, ?, 'poll', ?, ?)`);
+  const attempt = (campaign: number, lead: number, phone: string, state: string, created: number, outcome: string | null, i: number): void => {
+    const id = insertAttempt.run(campaign, lead, phone, state, created, created, outcome).lastInsertRowid as number;
+    if (BUDGETS && state === 'ended') insertResult.run(id, campaign, lead, costOf(i), created, created);
+  };
   raw.transaction(() => {
     for (let c = 1; c <= CAMPAIGNS; c++) insertCampaign.run(`campaign-${c}`, config(`campaign-${c}`));
   })();
@@ -138,12 +152,12 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
       // a lead that was called: one or two attempts spread over two days
       const created = NOW - ((i * 104_729) % (48 * 3_600_000));
       if (state === 'reached-max-retries') {
-        insertAttempt.run(campaign, lead, phone, 'ended', created - 3_600_000, created - 3_600_000, outcomeOf('ended', i + 1));
+        attempt(campaign, lead, phone, 'ended', created - 3_600_000, outcomeOf('ended', i + 1), i + 1);
         attempts++;
       }
       const attemptState = state === 'calling' && live < 250 ? 'placed' : 'ended';
       if (attemptState === 'placed') live++;
-      insertAttempt.run(campaign, lead, phone, attemptState, created, created, outcomeOf(attemptState, i));
+      attempt(campaign, lead, phone, attemptState, created, outcomeOf(attemptState, i), i);
       attempts++;
     }
   });
@@ -156,11 +170,10 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
-  if (VARIANTS) throw new Error('--variants is built on SQLite only so far');
   const t0 = performance.now();
   await migrateTarget(target, NOW);
   const config = (name: string): string =>
-    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50 });
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}) });
   const { attempts, live } = await withTargetClient(target, async (c) => {
     for (let i = 1; i <= CAMPAIGNS; i++) {
       await c.query(
@@ -175,12 +188,13 @@ async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> 
          select i, i % $2 + 1 as campaign, ($3::text[])[((i / $2) % array_length($3::text[], 1) + 1)::int] as state, '+1555' || lpad(i::text, 7, '0') as phone
          from generate_series(0, $1::bigint - 1) as i
        )
-       insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at)
+       insert into leads (campaign_id, dedupe_key, phone_number, state, next_due_at, created_at, updated_at, variant)
        select campaign, phone, phone, state,
          case when state in ('completed', 'reached-max-retries') then null else $4::bigint end, 0,
-         case when state in ('completed', 'reached-max-retries') then $4::bigint - (i * 7919) % 172800000 else 0 end
+         case when state in ('completed', 'reached-max-retries') then $4::bigint - (i * 7919) % 172800000 else 0 end,
+         case when $5::boolean and state not in ('pending', 'invalid', 'suppressed') then (case when i % 2 = 0 then 'a' else 'b' end) end
        from k order by i`,
-      [LEADS, CAMPAIGNS, [...STATES], NOW],
+      [LEADS, CAMPAIGNS, [...STATES], NOW, VARIANTS],
     );
     // A called lead's attempt (two for reached-max-retries, the first an hour earlier);
     // the first 250 calling leads' attempts are live.
@@ -190,12 +204,24 @@ async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> 
            row_number() over (partition by state order by id) as nth
          from leads where state not in ('pending', 'invalid', 'suppressed')
        )
-       insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at)
-       select campaign_id, id, 0, phone_number, 12, 'ended', created - 3600000, created - 3600000 from l where state = 'reached-max-retries'
+       insert into attempts (campaign_id, lead_id, contact_position, phone_number, assistant_id, state, created_at, sent_at, outcome)
+       select campaign_id, id, 0, phone_number, 12, 'ended', created - 3600000, created - 3600000,
+         case when $2::boolean then (case when (substr(phone_number, 5)::bigint + 1) % 3 = 0 then 'success' else 'busy' end) end
+       from l where state = 'reached-max-retries'
        union all
-       select campaign_id, id, 0, phone_number, 12, case when state = 'calling' and nth <= 250 then 'placed' else 'ended' end, created, created from l`,
-      [NOW],
+       select campaign_id, id, 0, phone_number, 12, s, created, created,
+         case when $2::boolean and s = 'ended' then (case when substr(phone_number, 5)::bigint % 3 = 0 then 'success' else 'busy' end) end
+       from (select l.*, case when state = 'calling' and nth <= 250 then 'placed' else 'ended' end as s from l) l`,
+      [NOW, VARIANTS],
     );
+    // With --budgets: a call result per ended attempt, its cost as costOf (one in ten unpriced).
+    if (BUDGETS) {
+      await c.query(
+        `insert into call_results (attempt_id, campaign_id, lead_id, cost, source, received_at, updated_at)
+         select a.id, a.campaign_id, a.lead_id, case when a.id % 10 = 0 then null else ((a.id * 37) % 100) / 100.0 end, 'poll', a.created_at, a.created_at
+         from attempts a where a.state = 'ended'`,
+      );
+    }
     const placed = await c.query(`select count(*)::int as n from attempts where state = 'placed'`);
     await c.query('vacuum analyze');
     return { attempts: inserted.rowCount ?? 0, live: Number(placed.rows[0].n) };
