@@ -18,6 +18,9 @@
 // when it exits); `npx tsx bench/profile-summary.ts DIR/FILE.cpuprofile` sums it by function.
 // `--statements` counts and times the daemon's SQL statements over its whole life
 // (lib/statement-log-preload.ts) and prints them per call placed, most time first.
+// `--heap-snapshot DIR` writes the daemon's V8 heap snapshot to DIR at the end of the
+// measured window (node --heapsnapshot-signal); `npx tsx bench/heap-summary.ts FILE` sums
+// it by constructor, to see what grows with the number of accounts.
 //
 // Measured after a warm-up (--warmup, default 60 s from "campaignd running"): the first
 // minute is not the steady state, because the burst window lets 20 go at once and then 20
@@ -80,6 +83,9 @@ const profIndex = process.argv.indexOf('--cpu-prof');
 const profDir = profIndex >= 0 ? path.resolve(process.argv[profIndex + 1] ?? '') : null;
 if (profIndex >= 0 && !process.argv[profIndex + 1]) throw new Error('--cpu-prof needs a folder');
 const statements = process.argv.includes('--statements');
+const heapIndex = process.argv.indexOf('--heap-snapshot');
+const heapDir = heapIndex >= 0 ? path.resolve(process.argv[heapIndex + 1] ?? '') : null;
+if (heapIndex >= 0 && !process.argv[heapIndex + 1]) throw new Error('--heap-snapshot needs a folder');
 const mb = (bytes: number): number => bytes / 1e6;
 const loadAverage = (): string => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
@@ -161,7 +167,8 @@ try {
   // node takes --cpu-prof on its command line only (not in NODE_OPTIONS).
   const statementsFile = path.join(dir, 'statements.json');
   const preload = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'statement-log-preload.ts');
-  const nodeFlags = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(statements ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--import', pathToFileURL(preload).href] : [])];
+  if (heapDir) fs.mkdirSync(heapDir, { recursive: true });
+  const nodeFlags = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []), ...(statements ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--import', pathToFileURL(preload).href] : [])];
   daemon = startDaemon(compiled.entry, nodeFlags, ws.configPath, { ...nodeEnv, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile }, logFile);
   await waitForLog(logFile, /"msg":"campaignd running"/, daemon.exited, 600_000);
   await waitForHttp(`${httpUrl}/healthz`);
@@ -233,6 +240,22 @@ try {
   const accountsRefused = [...whole.values()].filter((u) => u.refused > 0).length;
   const below = utilization.filter((u) => !(u >= UTILIZATION_GOAL)).length;
 
+  if (heapDir) {
+    // The snapshot is written by the daemon's main thread; its file stops growing when done.
+    const existing = new Set(fs.readdirSync(heapDir));
+    process.kill(daemon.pid, 'SIGUSR2');
+    let file: string | undefined;
+    let size = -1;
+    for (;;) {
+      await sleep(1000);
+      file ??= fs.readdirSync(heapDir).find((f) => f.endsWith('.heapsnapshot') && !existing.has(f));
+      if (!file) continue;
+      const now = fs.statSync(path.join(heapDir, file)).size;
+      if (now > 0 && now === size) break;
+      size = now;
+    }
+    console.log(`  heap snapshot: ${path.join(heapDir, file)} (${fmt(mb(size), 0)} MB)`);
+  }
   daemon.stop();
   const code = await Promise.race([daemon.exited, sleep(30_000).then(() => 'timeout' as const)]);
   if (code !== 0) throw new Error(`the daemon exited ${String(code)} on SIGTERM: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);

@@ -7,6 +7,8 @@ import type { WebhookResult } from './webhook.js';
 import type { HeldAccounts } from '../ha/held-accounts.js';
 import { createRoleSwitch, type RoleSwitch } from '../ha/role-switch.js';
 import { createAccountDialing, type AccountDialing } from './account-dialing.js';
+import { createCampaignCatalog } from './campaign-catalog.js';
+import { CONTROL_CHECK_MS } from './policy.js';
 import type { LeaseView } from './loops/dial-loop.js';
 
 // Many accounts in one daemon (README, "Many accounts"): one engine per account, each with
@@ -71,6 +73,8 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   if (lanes.length === 0) throw new Error('no account to dial');
   // One account: the engine as it always was (no filter, no account in its logs).
   const several = accounts.length > 1;
+  // Several: one catalog of the campaigns for all the engines, each dialing its own.
+  const catalog = several ? createCampaignCatalog(shared.db, shared.logger.child({ component: 'engine' }), { now: () => shared.clock.now(), checkEveryMs: CONTROL_CHECK_MS }) : undefined;
   const engines = new Map<string, Engine>(
     lanes.map((a) => [
       a.name,
@@ -79,7 +83,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         client: a.client,
         accountMaxCalls: a.maxCallsInParallel,
         ...(dialing ? { lease: accountLeaseView(dialing, a.name) } : {}),
-        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name } } : {}),
+        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog } : {}),
       }),
     ]),
   );

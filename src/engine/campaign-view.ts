@@ -1,12 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Logger } from '../log/logger.js';
-import { campaignControlRows } from '../store/campaigns.js';
-import { suppressedNumbers } from '../store/suppressions.js';
-import type { Database } from '../store/types.js';
-import { loadRuntimeCampaigns, type RuntimeCampaign } from './runtime-campaign.js';
+import type { RuntimeCampaign } from './runtime-campaign.js';
+import type { CampaignCatalog } from './campaign-catalog.js';
 
-// The campaigns and the suppression list as the engine last read them. Every loop and
-// the webhook path share this one copy; a reload or an operator's change refreshes it.
+// One engine's view of the daemon's campaign catalog (campaign-catalog.ts): every campaign
+// for the webhook path and outcomes, its own account's for dialing and polling. Every loop
+// of the engine shares this view; a reload or an operator's change refreshes the catalog.
 
 export interface CampaignView {
   /** Any campaign (a webhook or an outcome may concern another account's). */
@@ -27,29 +24,27 @@ export interface CampaignView {
 }
 
 /** `dials`: which campaigns this engine dials (its account's); absent: all of them. */
-export function createCampaignView(db: Kysely<Database>, log: Logger, dials?: (c: RuntimeCampaign) => boolean): CampaignView {
-  let campaigns = new Map<number, RuntimeCampaign>();
-  let own = campaigns;
-  let version = '';
-  let suppressed = new Set<string>();
+export function createCampaignView(catalog: CampaignCatalog, dials?: (c: RuntimeCampaign) => boolean): CampaignView {
+  // The engine's own campaigns, worked out again only when the catalog changed.
+  let ownOf: ReadonlyMap<number, RuntimeCampaign> | null = null;
+  let own: ReadonlyMap<number, RuntimeCampaign> = new Map();
+  const mine = (): ReadonlyMap<number, RuntimeCampaign> => {
+    const all = catalog.all();
+    if (!dials) return all;
+    if (ownOf !== all) {
+      own = new Map([...all].filter(([, c]) => dials(c)));
+      ownOf = all;
+    }
+    return own;
+  };
   return {
-    get: (id) => campaigns.get(id),
-    values: () => own.values(),
-    owns: (id) => !dials || own.has(id),
-    scope: () => (dials ? [...own.keys()] : undefined),
-    version: () => version,
-    async refresh(force = false) {
-      const rows = await campaignControlRows(db);
-      const next = rows.map((r) => `${r.id}:${r.state}:${r.updated_at}:${r.problem ?? ''}`).join('|');
-      if (!force && next === version) return;
-      version = next;
-      campaigns = new Map((await loadRuntimeCampaigns(db)).map((c) => [c.id, c]));
-      own = dials ? new Map([...campaigns].filter(([, c]) => dials(c))) : campaigns;
-      log.debug({ campaigns: campaigns.size }, 'campaigns loaded');
-    },
-    async refreshSuppressions() {
-      suppressed = await suppressedNumbers(db);
-    },
-    suppressed: (phone) => suppressed.has(phone),
+    get: (id) => catalog.get(id),
+    values: () => mine().values(),
+    owns: (id) => !dials || mine().has(id),
+    scope: () => (dials ? [...mine().keys()] : undefined),
+    version: () => catalog.version(),
+    refresh: (force) => catalog.refresh(force),
+    refreshSuppressions: () => catalog.refreshSuppressions(),
+    suppressed: (phone) => catalog.suppressed(phone),
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import type { Database } from '../store/types.js';
+import { createCampaignCatalog, type CampaignCatalog } from './campaign-catalog.js';
 import { createCampaignView } from './campaign-view.js';
 import type { EngineLoop, EngineMetrics, EngineStatus } from './engine-types.js';
 import { createControlLoop } from './loops/control-loop.js';
@@ -10,7 +11,7 @@ import { createDialLoop, type LeaseView } from './loops/dial-loop.js';
 import { createOutcomeLoop } from './loops/outcome-loop.js';
 import { createRemoteSyncLoop } from './loops/remote-sync-loop.js';
 import type { OutcomeContext } from './outcomes.js';
-import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from './policy.js';
+import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, CONTROL_CHECK_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from './policy.js';
 import type { PollerOptions } from './poller.js';
 import type { EngineClient } from './ports.js';
 import type { PredialDeps } from './predial.js';
@@ -59,6 +60,8 @@ export interface EngineOptions {
   lease?: LeaseView;
   /** The account this engine dials for (several accounts, accounts.ts): only its campaigns are dialed and polled. */
   account?: { name: string; dials: (c: RuntimeCampaign) => boolean };
+  /** The daemon's campaign catalog, shared by its accounts' engines (accounts.ts); absent: this engine reads its own. */
+  catalog?: CampaignCatalog;
   /** How campaigns' pre-dial checks are sent: the HTTP post and the secrets (clock: the engine's). */
   predial?: Omit<PredialDeps, 'clock'>;
 }
@@ -81,7 +84,7 @@ export function createEngine(opts: EngineOptions) {
   };
 
   const commit = createGroupCommit(db);
-  const campaigns = createCampaignView(db, log, opts.account?.dials);
+  const campaigns = createCampaignView(opts.catalog ?? createCampaignCatalog(db, log, { now: () => clock.now(), checkEveryMs: CONTROL_CHECK_MS }), opts.account?.dials);
   const service = createServiceState(client, log);
   const dialWake = createWakeSignal();
   const wake = (): void => dialWake.wake();

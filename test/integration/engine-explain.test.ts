@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
+import { createCampaignCatalog } from '../../src/engine/campaign-catalog.js';
 import { createCampaignView } from '../../src/engine/campaign-view.js';
 import { createDialLoop } from '../../src/engine/loops/dial-loop.js';
 import type { EngineClient } from '../../src/engine/ports.js';
@@ -118,7 +119,7 @@ async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined
     probe: async () => undefined,
     assistants: async () => [],
   };
-  const campaigns = createCampaignView(db, logger);
+  const campaigns = createCampaignView(createCampaignCatalog(db, logger, { now: () => clock.now(), checkEveryMs: 1000 }));
   await campaigns.refresh(true);
   await campaigns.refreshSuppressions();
   const loop = createDialLoop({

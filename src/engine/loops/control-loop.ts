@@ -18,13 +18,18 @@ export function createControlLoop(deps: {
   wakeDial: () => void;
 }): EngineLoop {
   const { campaigns } = deps;
+  // The version this loop last woke the dial loop for: the catalog is shared by every
+  // account's engine, so another engine's read may be the one that saw the change.
+  let seen = campaigns.version();
   return createTimerLoop(deps.clock, {
     firstDelayMs: CONTROL_CHECK_MS,
     everyMs: CONTROL_CHECK_MS,
     async run() {
-      const before = campaigns.version();
       await campaigns.refresh();
-      if (campaigns.version() !== before) deps.wakeDial();
+      const now = campaigns.version();
+      if (now === seen) return;
+      seen = now;
+      deps.wakeDial();
     },
     onError: (err) => deps.logger.warn({ err: errText(err) }, 'campaign check failed'),
   });
