@@ -17,18 +17,23 @@ import {
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Live attempts per campaign id (rule 2), read from the database so limits survive restarts. */
-export async function liveCountsByCampaign(db: Db): Promise<Map<number, number>> {
-  const rows = await liveCountsQuery.rows(db, {});
+export async function liveCountsByCampaign(db: Db, scope?: CampaignScope): Promise<Map<number, number>> {
+  if (scope?.length === 0) return new Map();
+  // Scoped (one account's engine among many): its campaigns' rows of the live index only,
+  // not every account's live calls at each of its passes.
+  const rows = scope === undefined ? await liveCountsQuery.rows(db, {}) : await scoped(liveCountsBuilder(db), scope).execute();
   return new Map(rows.map((r) => [Number(r.campaign_id), Number(r.n)]));
 }
 
-const liveCountsQuery = prepared((db) =>
-  db
+function liveCountsBuilder(db: Db) {
+  return db
     .selectFrom('attempts')
     .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
     .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .groupBy('campaign_id'),
-);
+    .groupBy('campaign_id');
+}
+
+const liveCountsQuery = prepared((db) => liveCountsBuilder(db));
 
 /**
  * The campaigns one engine reads (its account's, README "Many accounts"); undefined: every

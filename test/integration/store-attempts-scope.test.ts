@@ -1,9 +1,9 @@
-// The store's reads for one engine's poller and outcome loop, scoped to its account's
+// The store's reads for one engine's dial loop, poller and outcome loop, scoped to its account's
 // campaigns (CampaignScope, src/store/attempts.ts), on SQLite and PostgreSQL: another
 // account's live, unknown and webhook-success attempts are not read; no scope reads every
 // campaign's; an empty scope reads nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { anyUnknownAttempt, claimAttempts, listLiveAttempts, markEnded, markPlaced, markUnknown, oldestPlacedAt, unconfirmedAttempts, unconfirmedSummary } from '../../src/store/attempts.js';
+import { anyUnknownAttempt, claimAttempts, listLiveAttempts, liveCountsByCampaign, markEnded, markPlaced, markUnknown, oldestPlacedAt, unconfirmedAttempts, unconfirmedSummary } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
@@ -49,6 +49,10 @@ describe('attempts read for one account (CampaignScope)', () => {
     expect(campaignsOf(await listLiveAttempts(handle.db))).toEqual([a, b].sort());
     expect(campaignsOf(await listLiveAttempts(handle.db, [b]))).toEqual([b]);
     expect(await listLiveAttempts(handle.db, [])).toEqual([]);
+    // The dial loop's live counts (rule 2): two live attempts each (placed, unknown).
+    expect(await liveCountsByCampaign(handle.db)).toEqual(new Map([[a, 2], [b, 2]]));
+    expect(await liveCountsByCampaign(handle.db, [b])).toEqual(new Map([[b, 2]]));
+    expect(await liveCountsByCampaign(handle.db, [])).toEqual(new Map());
 
     expect(campaignsOf(await unconfirmedAttempts(handle.db, 0, 10, [a]))).toEqual([a]);
     expect((await unconfirmedAttempts(handle.db, 0, 10)).length).toBe(2);
@@ -67,6 +71,7 @@ describe('attempts read for one account (CampaignScope)', () => {
     expect(await anyUnknownAttempt(handle.db, [a])).toBe(false);
     expect(await oldestPlacedAt(handle.db, [a])).toBeNull();
     expect(await listLiveAttempts(handle.db, [a])).toEqual([]);
+    expect(await liveCountsByCampaign(handle.db, [a, b])).toEqual(new Map([[b, 2]]));
     expect(await anyUnknownAttempt(handle.db, [b])).toBe(true);
   });
 });

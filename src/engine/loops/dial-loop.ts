@@ -140,7 +140,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     const now = clock.now();
     if (!dialingAllowed(gate(), now)) return gateLookAt(gate(), now, MAX_SLEEP_MS);
     // The live-call cap is the account's: only its campaigns' calls count against it.
-    const live = new Map([...(await liveCountsByCampaign(db))].filter(([id]) => campaigns.owns(id)));
+    const live = new Map([...(await liveCountsByCampaign(db, campaigns.scope()))].filter(([id]) => campaigns.owns(id)));
     for (const c of campaigns.values()) deps.metrics?.liveCalls(c.name, live.get(c.id) ?? 0);
     deps.metrics?.daemonLiveCalls?.([...live.values()].reduce((a, b) => a + b, 0));
 
