@@ -53,6 +53,8 @@ export interface AppOptions {
   webhookSecret: () => string | undefined;
   /** The value of a hook's or a pre-dial check's secret_env (default: the process environment). */
   hookSecret?: (envName: string) => string | undefined;
+  /** Run once the HTTP surface listens (its port, null without one) and before the engines start dialing. */
+  beforeDialing?: (httpPort: number | null) => Promise<void>;
   version: string;
   pid?: number;
   /** Start the HTTP surface (default true). */
@@ -326,7 +328,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
     }
     // Only now, with the port bound: a daemon that cannot listen (the port is taken) must
     // fail before it dials, or a supervisor restarting it would place calls on each try
-    // whose webhooks nobody receives.
+    // whose webhooks nobody receives. And before the first call: the assistants learn where
+    // to send their webhooks (webhook.register), or the first calls' outcomes come only by polling.
+    await opts.beforeDialing?.(httpServer?.port ?? null);
     if (shared) {
       // The lease on a connection of its own: a long transaction on the engine's must not delay renewals.
       const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);

@@ -117,6 +117,22 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
   const closeClients = async (): Promise<void> => {
     for (const c of clients.values()) await c.close();
   };
+  // webhook.register: the assistants' webhook_url points here, before the first call and
+  // after each SIGHUP. Each account's assistants are set with its own token, the accounts at once.
+  const registerWebhookNow = async (current: LoadedConfig, httpPort: number | null): Promise<void> => {
+    if (!current.daemon.webhook.register || httpPort === null) return;
+    await Promise.all(
+      accounts.map(async (account) => {
+        const where = accounts.length > 1 ? { account: account.name } : {};
+        if (!tokenOf(account.name)) {
+          logger.warn(where, 'webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
+          return;
+        }
+        const own = accounts.length > 1 ? { ...current, campaigns: current.campaigns.filter((c) => campaignAccount(c, accounts) === account.name) } : current;
+        await registerWebhook({ client: clients.get(account.name)!, config: own, boundPort: httpPort, secret: webhookSecret(), logger: accounts.length > 1 ? logger.child(where) : logger });
+      }),
+    );
+  };
   let app;
   try {
     app = await startApp({
@@ -137,6 +153,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
         return { sent: sum((x) => x.sent), rateLimited: sum((x) => x.rateLimited), budgetWaitMs: sum((x) => x.waitedMs) };
       },
       accounts: accounts.map((a) => ({ name: a.name, client: engineClientFrom(clients.get(a.name)!), maxCallsInParallel: a.maxCallsInParallel })),
+      beforeDialing: (httpPort) => registerWebhookNow(config, httpPort),
       accountFacts: (name) => {
         const c = clients.get(name);
         if (!c) return undefined;
@@ -153,21 +170,6 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     if (listenProblem) throw new CliError(listenProblem, EXIT.problems);
     throw err;
   }
-  // webhook.register: the assistants' webhook_url points here, at start and after each SIGHUP.
-  const registerWebhookNow = async (current: LoadedConfig): Promise<void> => {
-    if (!current.daemon.webhook.register || app.httpPort === null) return;
-    // Each account's assistants are set with its own token.
-    for (const account of accounts) {
-      const where = accounts.length > 1 ? { account: account.name } : {};
-      if (!tokenOf(account.name)) {
-        logger.warn(where, 'webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
-        continue;
-      }
-      const own = accounts.length > 1 ? { ...current, campaigns: current.campaigns.filter((c) => campaignAccount(c, accounts) === account.name) } : current;
-      await registerWebhook({ client: clients.get(account.name)!, config: own, boundPort: app.httpPort, secret: webhookSecret(), logger: accounts.length > 1 ? logger.child(where) : logger });
-    }
-  };
-  await registerWebhookNow(config);
   hooks.onStarted?.({ httpPort: app.httpPort });
   logger.info({ version: await version(), campaigns: config.campaigns.map((c) => c.name), pid: process.pid }, 'campaignd running');
 
@@ -202,7 +204,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
           for (const p of fresh.problems.filter((x) => x.severity === 'error')) logger.error({ file: p.file, line: p.line, field: p.field }, p.message);
           await app.reload(fresh);
           await app.engine.tokenChanged();
-          await registerWebhookNow(fresh);
+          await registerWebhookNow(fresh, app.httpPort);
           logger.info('reload done');
         } catch (err) {
           logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the previous configuration stays in force');

@@ -97,6 +97,10 @@ describe('README quick tour, by hand', () => {
         daemon = spawnTour('daemon', c);
         await daemon.waitForLine(/"msg":"post-call webhook registered with the assistant"/, 30_000);
         await daemon.waitForLine(/"msg":"campaignd running"/, 30_000);
+        // The assistant knows where to send webhooks before the first call is placed.
+        const log = daemon.stdout();
+        const firstCall = log.indexOf('"msg":"call placed"');
+        if (firstCall >= 0) expect(log.indexOf('"msg":"post-call webhook registered with the assistant"')).toBeLessThan(firstCall);
       } else if (sub === 'status' && c.args.includes('--watch')) {
         const watch = spawnTour('status --watch', c);
         await watch.waitForLine(/^demo\s+running/, 15_000);
