@@ -75,6 +75,19 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   const several = accounts.length > 1;
   // Several: one catalog of the campaigns for all the engines, each dialing its own.
   const catalog = several ? createCampaignCatalog(shared.db, shared.logger.child({ component: 'engine' }), { now: () => shared.clock.now(), checkEveryMs: CONTROL_CHECK_MS }) : undefined;
+  // The daemon's live calls are every account's: each engine counts its own, the gauge their sum.
+  const liveByAccount = new Map<string, number>();
+  const metricsOf = (account: string): EngineOptions['metrics'] => {
+    const m = shared.metrics;
+    if (!several || !m?.daemonLiveCalls) return m;
+    return {
+      ...m,
+      daemonLiveCalls: (n) => {
+        liveByAccount.set(account, n);
+        m.daemonLiveCalls!([...liveByAccount.values()].reduce((a, b) => a + b, 0));
+      },
+    };
+  };
   const engines = new Map<string, Engine>(
     lanes.map((a) => [
       a.name,
@@ -82,6 +95,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         ...shared,
         client: a.client,
         accountMaxCalls: a.maxCallsInParallel,
+        metrics: metricsOf(a.name),
         ...(dialing ? { lease: accountLeaseView(dialing, a.name) } : {}),
         ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog } : {}),
       }),

@@ -3,6 +3,7 @@
 // clients and one store: a revoked token stops only its account's campaigns, each account's
 // rate budget is its own, and a post-call webhook is matched to the account through the call.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EngineMetrics } from '../../src/engine/engine-types.js';
 import { createAccountEngines, type AccountEngines } from '../../src/engine/accounts.js';
 import { engineClientFrom } from '../../src/engine/service-port.js';
 import { importLeads } from '../../src/leads/import.js';
@@ -50,7 +51,7 @@ async function* leadRows(phones: string[]): AsyncGenerator<ReadLeadResult> {
 }
 
 /** Two accounts, a and b, each with one campaign of `leads` numbers, dialed by one daemon. */
-async function startRig(opts: { leads: number; maxCalls: number; durationSeconds: number; scale?: number; pollIntervalMs?: number }): Promise<AccountsRig> {
+async function startRig(opts: { leads: number; maxCalls: number; durationSeconds: number; scale?: number; pollIntervalMs?: number; metrics?: EngineMetrics }): Promise<AccountsRig> {
   const clock = scaledClock(opts.scale ?? 200, DEFAULT_ORIGIN);
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
@@ -106,6 +107,7 @@ async function startRig(opts: { leads: number; maxCalls: number; durationSeconds
       serverTimezone: 'UTC',
       webhooksEnabled: false,
       ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
     });
     closers.push(() => engines.stop(3_600_000));
     await engines.start();
@@ -179,7 +181,17 @@ describe('engine: many accounts in one daemon', () => {
     // Far more demand than 100 requests a minute: 40 live calls of 10 s per account. At 10
     // times real speed both budgets together are 33 requests a real second, which a loaded
     // PostgreSQL keeps up with (at 20 times, 67 a second, it fell short: 154 of 160).
-    rig = await startRig({ leads: 1500, maxCalls: 40, durationSeconds: 10, scale: 10 });
+    // The gauges as the daemon sets them: live calls per campaign, and over the whole daemon.
+    let mostInOneCampaign = 0;
+    let mostInDaemon = 0;
+    const metrics: EngineMetrics = {
+      callPlaced: () => undefined,
+      outcome: () => undefined,
+      unknownAttempt: () => undefined,
+      liveCalls: (_campaign, n) => (mostInOneCampaign = Math.max(mostInOneCampaign, n)),
+      daemonLiveCalls: (n) => (mostInDaemon = Math.max(mostInDaemon, n)),
+    };
+    rig = await startRig({ leads: 1500, maxCalls: 40, durationSeconds: 10, scale: 10, metrics });
     const r = rig;
     const start = r.clock.now();
     const MINUTES = 2;
@@ -193,6 +205,8 @@ describe('engine: many accounts in one daemon', () => {
       expect(mine.allowed, `token ${user} used ${mine.allowed} requests`).toBeGreaterThanOrEqual(0.8 * 100 * MINUTES);
     }
     expect(r.clients.a.budget.stats().rateLimited + r.clients.b.budget.stats().rateLimited).toBe(0);
+    // campaignd_daemon_live_calls is both accounts' calls, not the last engine's own.
+    expect(mostInDaemon).toBeGreaterThan(mostInOneCampaign);
   }, 120_000);
 
   it("a post-call webhook for account b's call is matched to b through the call", async () => {
