@@ -8,10 +8,11 @@
 // tripped, each failed instance's accounts dialed again within lease_seconds + 5, and once
 // settled no instance holding more than ⌈accounts / instances⌉ + 1 accounts (account_leases).
 //
-// NOT YET IN SLOW_POSTGRES (test/suites/files.ts): in every run so far a campaign stops short
-// of completed: an attempt stays `placed` (call_id null) with no post-call webhook applied by
-// any instance, and with webhooks on the call-list backstop only comes after 5 minutes.
-// Register it once that is understood and it passes three times in a row.
+// NOT YET IN SLOW_POSTGRES (test/suites/files.ts): in every run so far campaign c-acme stops
+// short of completed (29 of 40 leads called in the last two runs): its last attempts stay
+// `placed` (call_id null) with no post-call webhook applied by any instance, and with webhooks
+// on the call-list backstop only comes after 5 minutes. Register it once that is understood
+// and it passes three times in a row.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,7 +87,8 @@ describe('three active instances sharing eight accounts on PostgreSQL, under cha
       token: TOKENS[0]!,
       seed: SEED,
       // Every call succeeds: with max_retries 0 no number may be called twice whatever happens.
-      outcomes: 'human=1',
+      // Every share named: one left out keeps its default (voicemails talk for minutes).
+      outcomes: 'human=1,voicemail=0,no-answer=0,busy=0,failed=0',
       callDuration: '4-8',
       // Time scale 1: the limiter counts on the simulator's clock, so a faster one would loosen it.
       extra: ['--rate-limit', '100/min', ...TOKENS.slice(1).flatMap((t) => ['--token', t])],
