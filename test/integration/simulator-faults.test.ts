@@ -28,6 +28,22 @@ describe('fault injection', () => {
     expect((await a.post('/api/user/make_call', { phone_number: '+4915112345679', assistant_id: assistantId })).status).toBe(200);
   });
 
+  it('drop_after_create: a call whose answer was lost still rings, talks and ends, for every token', async () => {
+    const { a, b, controls, clock, sim } = await setup({ outcomes: { human: 1, voicemail: 0, busy: 0, 'no-answer': 0, failed: 0 }, callDurationSeconds: { min: 4, max: 8 } });
+    await controls.post('/__sim/faults', { path: '/api/user/make_call', drop_after_create: 1 });
+    await expect(a.post('/api/user/make_call', { phone_number: '+4915112345680', assistant_id: await outboundAssistantId(a) })).rejects.toThrow();
+    await expect(b.post('/api/user/make_call', { phone_number: '+4915112345681', assistant_id: await outboundAssistantId(b) })).rejects.toThrow();
+    expect(sim.state.calls.size).toBe(2);
+    // Dial 1 s + ring at most 8 s + talk at most 8 s.
+    await clock.advance(17_000);
+    const calls = (await controls.get('/__sim/calls')).body.calls as { user_index: number; timeline: { status: string }[]; finished_at_ms: number | null }[];
+    expect(calls.map((c) => [c.user_index, c.timeline.map((t) => t.status)])).toEqual([
+      [0, ['initiated', 'ringing', 'in-progress', expect.stringMatching(/^(completed|ended_by_customer|ended_by_assistant)$/)]],
+      [1, ['initiated', 'ringing', 'in-progress', expect.stringMatching(/^(completed|ended_by_customer|ended_by_assistant)$/)]],
+    ]);
+    expect(calls.every((c) => c.finished_at_ms !== null)).toBe(true);
+  });
+
   it('a rejected make_call (bad number) is not dropped: nothing was created', async () => {
     const { a, controls, sim, assistantId } = await setup();
     await controls.post('/__sim/faults', { path: '/api/user/make_call', drop_after_create: 1 });

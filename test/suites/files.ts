@@ -24,7 +24,7 @@ export const SLOW_SQLITE_BUSY = ['test/stress/who-year.test.ts', 'test/stress/ti
  * The slow runs on PostgreSQL: the year of calling rules, ten days of callbacks judged by their
  * oracle, and the failover chaos test (kills, a freeze past the lease).
  */
-export const SLOW_POSTGRES = ['test/stress/who-year.test.ts', 'test/stress/callbacks-oracle.test.ts', 'test/e2e/ha-failover.test.ts'];
+export const SLOW_POSTGRES = ['test/stress/who-year.test.ts', 'test/stress/callbacks-oracle.test.ts', 'test/e2e/ha-failover.test.ts', 'test/e2e/ha-accounts-chaos.test.ts'];
 
 /** The store, results, who-may-be-called and engine tests, run again on PostgreSQL. */
 export const POSTGRES = [
