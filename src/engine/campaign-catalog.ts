@@ -61,6 +61,8 @@ export function createCampaignCatalog(db: Kysely<Database>, log: Logger, opts: {
   let lastCheck: Promise<void> = Promise.resolve();
 
   const load = sharedRuns(async () => {
+    // The control rows first: a change made between the two reads is then in the campaigns
+    // but not in rowsKey, and the next check loads again (the other order could miss it).
     const rows = await campaignControlRows(db);
     const loaded = await loadRuntimeCampaigns(db);
     rowsKey = controlKey(rows);
