@@ -12,17 +12,16 @@
 // After the chaos the accounts finish their leads at their own pace, so the last wait is measured
 // from the leads left: a fixed wait looked like calls stuck `ringing` in the simulator when they
 // were only the calls in flight at the moment it ran out (issue 25).
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/simulator/random.js';
 import { accountHoldings } from '../../src/store/account-leases.js';
 import { ACTIVE_LEAD_STATES } from '../../src/store/types.js';
-import { freePort, stopAllProcesses, type Proc } from '../helpers/processes.js';
+import { stopAllProcesses, type Proc } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { startWebhookProxy, type WebhookProxy } from '../helpers/webhook-proxy.js';
-import { assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, readWorkspace, SECRETS, startDaemon, startSimulator, type SimProcess, type Workspace } from './daemon-fixture.js';
+import { sharingWorkspace } from './sharing-fixture.js';
+import { assertNoSecrets, campaignState, numbers, readWorkspace, SECRETS, startDaemon, startSimulator, type SimProcess, type Workspace } from './daemon-fixture.js';
 
 let ws: Workspace | null = null;
 let drop: (() => Promise<void>) | null = null;
@@ -111,32 +110,20 @@ describe('three active instances sharing eight accounts on PostgreSQL, under cha
     expect(new Set(assistants).size).toBe(ACCOUNTS.length);
     const accountOfAssistant = new Map(assistants.map((id, i) => [id, ACCOUNTS[i]!]));
 
-    ws = await makeWorkspace({
+    const shared = await sharingWorkspace({
       simUrl: sim.url,
-      campaigns: ACCOUNTS.map((name, i) => ({ name: `c-${name}`, leads: numbers(LEADS, i * 100).map((n) => [n]), maxParallel: MAX_PARALLEL, maxRetries: 0, retryInterval: 1 })),
+      databaseUrl: database.url,
+      accounts: ACCOUNTS,
+      tokens: TOKENS,
+      assistants,
+      leadsPerAccount: LEADS,
+      maxParallel: MAX_PARALLEL,
+      leaseSeconds: LEASE_SECONDS,
+      accountExtra: ['    rate_limit: { requests_per_minute: 100, burst: 20 }'],
+      instances: INSTANCES,
     });
-    const workspace: Workspace = { ...ws, databaseUrl: database.url };
-    for (const [i, name] of ACCOUNTS.entries()) {
-      const file = path.join(workspace.dir, 'campaigns', `c-${name}.yaml`);
-      fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), account: name, assistant_id: assistants[i] }, null, 2)}\n`);
-    }
-    const url = new URL(database.url);
-    const password = decodeURIComponent(url.password);
-    url.password = '';
-    const env: Record<string, string> = { ...daemonEnv(null), CAMPAIGND_DATABASE: url.toString(), PGPASSWORD: password };
-    ACCOUNTS.forEach((name, i) => (env[`${name.toUpperCase()}_TOKEN`] = TOKENS[i]!));
-    const accountsYaml = [
-      'accounts:',
-      ...ACCOUNTS.flatMap((name) => [`  - name: ${name}`, `    token_env: ${name.toUpperCase()}_TOKEN`, '    rate_limit: { requests_per_minute: 100, burst: 20 }']),
-      '',
-    ].join('\n');
-    const base = `${fs.readFileSync(workspace.configPath, 'utf8').replace(/^database: .*$/m, '')}ha:\n  lease_seconds: ${LEASE_SECONDS}\n${accountsYaml}`;
-    const ports = [workspace.httpPort, ...(await Promise.all(Array.from({ length: INSTANCES - 1 }, () => freePort())))];
-    const configs = ports.map((port, i) => {
-      const configPath = path.join(workspace.dir, `campaignd-${i}.yaml`);
-      fs.writeFileSync(configPath, base.replace(/listen: 127\.0\.0\.1:\d+/, `listen: 127.0.0.1:${port}`));
-      return configPath;
-    });
+    ws = shared.ws;
+    const { workspace, env, password, ports, configs } = shared;
     proxy = await startWebhookProxy(ports);
     /** Every account's assistant posts its webhooks to the proxy (an instance may point them at itself when it starts). */
     const pointWebhooksAtProxy = async (): Promise<void> => {

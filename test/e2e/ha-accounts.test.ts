@@ -11,7 +11,8 @@ import type { StatusReport } from '../../src/status/types.js';
 import { freePort, httpGet, runCampaignd, spawnCampaignd, stopAllProcesses, waitForHttp, type Proc } from '../helpers/processes.js';
 import { createTestDatabase } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
-import { assistantOf, assertNoSecrets, campaignState, readWorkspace, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
+import { sharingWorkspace } from './sharing-fixture.js';
+import { assistantOf, assertNoSecrets, campaignState, readWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
 
 let ws: Workspace | null = null;
 let drop: (() => Promise<void>) | null = null;
@@ -37,28 +38,9 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
     const assistants = await Promise.all(TOKENS.map((t) => assistantOf(sim.url, t)));
     expect(new Set(assistants).size).toBe(ACCOUNTS.length);
     const accountOfAssistant = new Map(assistants.map((id, i) => [id, ACCOUNTS[i]!]));
-    ws = await makeWorkspace({
-      simUrl: sim.url,
-      campaigns: ACCOUNTS.map((name, i) => ({ name: `c-${name}`, leads: numbers(LEADS, i * 100).map((n) => [n]), maxParallel: 4, maxRetries: 0, retryInterval: 1 })),
-    });
-    const workspace: Workspace = { ...ws, databaseUrl: database.url };
-    for (const [i, name] of ACCOUNTS.entries()) {
-      const file = path.join(workspace.dir, 'campaigns', `c-${name}.yaml`);
-      fs.writeFileSync(file, `${JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), account: name, assistant_id: assistants[i] }, null, 2)}\n`);
-    }
-    const url = new URL(database.url);
-    const password = decodeURIComponent(url.password);
-    url.password = '';
-    const env: Record<string, string> = { ...daemonEnv(null), CAMPAIGND_DATABASE: url.toString(), PGPASSWORD: password };
-    ACCOUNTS.forEach((name, i) => (env[`${name.toUpperCase()}_TOKEN`] = TOKENS[i]!));
-    const accountsYaml = ['accounts:', ...ACCOUNTS.flatMap((name) => [`  - name: ${name}`, `    token_env: ${name.toUpperCase()}_TOKEN`]), ''].join('\n');
-    const base = `${fs.readFileSync(workspace.configPath, 'utf8').replace(/^database: .*$/m, '')}ha:\n  lease_seconds: ${LEASE_SECONDS}\n${accountsYaml}`;
-    const ports = [workspace.httpPort, await freePort()];
-    const configs = ports.map((port, i) => {
-      const configPath = path.join(workspace.dir, `campaignd-${i}.yaml`);
-      fs.writeFileSync(configPath, base.replace(/listen: 127\.0\.0\.1:\d+/, `listen: 127.0.0.1:${port}`));
-      return configPath;
-    });
+    const shared = await sharingWorkspace({ simUrl: sim.url, databaseUrl: database.url, accounts: ACCOUNTS, tokens: TOKENS, assistants, leadsPerAccount: LEADS, maxParallel: 4, leaseSeconds: LEASE_SECONDS, instances: 2 });
+    ws = shared.ws;
+    const { workspace, env, accountsYaml, base, ports, configs } = shared;
     // Both at once, so the accounts are split from the start; webhooks all reach instance 0
     // (also those of the accounts instance 1 holds: recorded by a non-holder).
     const instances: Proc[] = await Promise.all(ports.map((port, i) => startDaemon({ ...workspace, configPath: configs[i]!, httpPort: port, httpUrl: `http://127.0.0.1:${port}` }, env, `instance-${i}`)));

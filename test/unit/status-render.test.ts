@@ -3,24 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { renderStatus } from '../../src/status/render.js';
 import type { CampaignStatus, StatusReport } from '../../src/status/types.js';
+import { campaignStatus } from '../helpers/dashboard-campaigns.js';
 
 const NOW = Date.UTC(2026, 10, 26, 12, 0, 0);
 
+/** A running campaign of ten leads, three of them cancelled. */
 function campaign(name: string, over: Partial<CampaignStatus> = {}): CampaignStatus {
-  return {
-    name,
-    state: 'running',
-    window: { open: true, next_open_at: null, closes_at: null, timezone: 'UTC' },
-    live_calls: 0,
-    max_calls_in_parallel: 5,
+  return campaignStatus(name, {
     leads: { total: 10, pending: 4, calling: 0, retry_scheduled: 0, completed: 3, reached_max_retries: 0, invalid: 0, suppressed: 0, cancelled: 3, moved: 0, confirming: 0 },
     attempts: { total: 3, today: 3 },
-    problem: null,
-    success_rate: 1,
-    estimated_finish_at: null,
-    completions_last_hour: 0,
     ...over,
-  };
+  });
 }
 
 function report(campaigns: CampaignStatus[]): StatusReport {
