@@ -3,6 +3,7 @@ import type { ResultRule } from '../config/result-rule-types.js';
 import type { AttemptRow } from '../store/types.js';
 import type { DecideLead, LeadDecision } from '../store/lead-transitions.js';
 import { callbackNote, type CallbackCampaign } from './callback-decision.js';
+import { extractedText } from './extracted.js';
 import { matchingRule, ruleDecision, type CallFacts } from './result-rules.js';
 import { retryDecider, type AttemptOutcome } from './retry-policy.js';
 
@@ -26,9 +27,9 @@ export function leadDecider(
   endedAt: number,
 ): DecideLead {
   const byRetries = retryDecider(outcome, campaign.config, endedAt);
-  const rule = facts ? matchingRule(campaign.config.onResult, facts) : undefined;
+  if (!facts || decidesByRetries(campaign.config, facts)) return byRetries;
+  const rule = matchingRule(campaign.config.onResult, facts);
   const callbacks = campaign.config.callbacks;
-  if (!facts || (!rule && !callbacks)) return byRetries;
   return (lead): LeadDecision => {
     const note = callbacks ? callbackNote(callbacks, facts.variables, campaign, lead, attempt.phone_number, endedAt) : null;
     if (rule) {
@@ -50,6 +51,18 @@ export function leadDecider(
     if (d.kind === 'move') return { kind: 'move', campaign: d.campaign, from: campaign.name, phone: attempt.phone_number, extracted: d.extracted, reason: d.reason, fallback };
     return d;
   }
+}
+
+/**
+ * Whether the retry settings alone decide a final outcome with these facts: no rule
+ * matches and no callback was asked (an asked one is decided, even refused, so that its
+ * refusal is recorded). A webhook's success was decided so before the call list confirmed
+ * it, and a confirmation that changes nothing is then not decided a second time.
+ */
+export function decidesByRetries(config: CampaignConfig, facts: CallFacts): boolean {
+  if (matchingRule(config.onResult, facts)) return false;
+  const callbacks = config.callbacks;
+  return !callbacks || (extractedText(facts.variables, callbacks.variable) ?? '') === '';
 }
 
 /** Whether what the call extracted may decide the lead (a success is then decided again once final). */

@@ -9,7 +9,7 @@ import { finaliseUnconfirmed, getAttempt, markEnded, markProvisionalConfirmed, m
 import { leadAfterOutcome, reviseCompletedLead } from '../store/lead-transitions.js';
 import { classifyCall } from './outcome.js';
 import { retryDecider } from './retry-policy.js';
-import { decidesByResult, leadDecider } from './lead-decider.js';
+import { decidesByResult, decidesByRetries, leadDecider } from './lead-decider.js';
 import type { CallFacts } from './result-rules.js';
 import type { RuntimeCampaign } from './runtime-campaign.js';
 
@@ -165,7 +165,8 @@ async function confirmProvisional(
   if (cls !== 'voicemail' || !campaign) {
     await markProvisionalConfirmed(trx, attempt.id, obs.answeredBy ?? null);
     // The success is final now: a rule on the result or a callback may still decide otherwise than "completed".
-    if (campaign && decidesByResult(campaign.config) && cls === 'success') {
+    // Unless the retry settings decide it again, as they did when the webhook ended it.
+    if (campaign && decidesByResult(campaign.config) && cls === 'success' && !decidesByRetries(campaign.config, callFacts(obs))) {
       await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, callFacts(obs), attempt.ended_at ?? now), now);
     }
     return { result: 'confirmed' };
@@ -187,6 +188,7 @@ export async function finaliseProvisional(ctx: OutcomeContext, attempt: AttemptR
     if (!campaign || !decidesByResult(campaign.config)) return true;
     const kept = await callResultOf(trx, attempt.id);
     const facts: CallFacts = { status: kept?.status ?? attempt.call_status ?? 'completed', answeredBy: null, variables: parseStoredJson(kept?.extracted_json ?? null) };
+    if (decidesByRetries(campaign.config, facts)) return true;
     await reviseCompletedLead(trx, attempt, leadDecider('success', campaign, attempt, facts, attempt.ended_at ?? ctx.now()), ctx.now());
     return true;
   });

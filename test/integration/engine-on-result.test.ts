@@ -5,6 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { explainNumber } from '../../src/explain/explain.js';
 import type { ResultRule } from '../../src/config/result-rule-types.js';
 import { claimAttempts, unconfirmedCountsByCampaign } from '../../src/store/attempts.js';
+import { applyObservation, type OutcomeContext } from '../../src/engine/outcomes.js';
+import { runtimeCampaign } from '../../src/engine/runtime-campaign.js';
+import { getCampaignById } from '../../src/store/campaigns.js';
+import type { AttemptRow } from '../../src/store/types.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import { readGivenCall } from '../../src/results/given.js';
 import { exportResults } from '../../src/results/export.js';
@@ -168,4 +172,46 @@ describe('on_result through the stack', () => {
     const target = await s.db.selectFrom('leads').innerJoin('campaigns', 'campaigns.id', 'leads.campaign_id').select('leads.variables_json').where('campaigns.name', '=', 'sales').execute();
     expect(target.map((t) => JSON.parse(t.variables_json).interest)).toEqual(['yes']);
   }, 60_000);
+
+  it('decides a confirmed webhook success again only when a rule or a callback can decide otherwise than the webhook did', async () => {
+    const PLAIN = '+12025550309';
+    stack = await startStack({
+      startEngine: false,
+      campaigns: [
+        { name: 'main', settings: { onResult: rules, callbacks: { variable: 'callback_at', maxPerLead: 1, horizonDays: 14 }, maxRetries: 1 }, leads: [PLAIN, ALREADY].map((phone) => ({ phone })) },
+        { name: 'sales', settings: { initialStatus: 'paused' }, leads: [] },
+      ],
+    });
+    const s = stack;
+    const main = runtimeCampaign((await getCampaignById(s.db, 1))!);
+    expect(main.name).toBe('main');
+    let now = s.clock.now();
+    const ctx = { db: s.db, logger: undefined as never, commit: undefined as never, now: () => now, campaign: () => main, onSlotFreed: () => undefined } satisfies OutcomeContext;
+    const decideAt = async (phone: string) => (await s.db.selectFrom('leads').select(['state', 'updated_at']).where('campaign_id', '=', main.id).where('phone_number', '=', phone).executeTakeFirstOrThrow());
+    // PLAIN's call matches no rule and asks no callback (a blank one); ALREADY's matches rule 4 (move_to).
+    const heard: Record<string, Record<string, string>> = { [PLAIN]: { interest: 'no', callback_at: ' ' }, [ALREADY]: { interest: 'yes' } };
+    const attempts = new Map<string, AttemptRow>();
+    for (const phone of [PLAIN, ALREADY]) {
+      const lead = await s.db.selectFrom('leads').select('id').where('phone_number', '=', phone).executeTakeFirstOrThrow();
+      const [claim] = await claimAttempts(s.db, [{ campaignId: main.id, leadId: lead.id, contactPosition: 0, phoneNumber: phone, assistantId: s.assistantId, owner: 'test', now }]);
+      if (!claim?.ok) throw new Error('could not claim');
+      attempts.set(phone, claim.attempt);
+    }
+    const observe = (phone: string, source: 'webhook' | 'poll') => {
+      const a = attempts.get(phone)!;
+      const given = { id: `call-${a.id}`, status: 'completed', ...(source === 'poll' ? { answered_by: 'human' } : {}), extracted_variables: heard[phone] };
+      const obs = { callId: given.id, status: 'completed', answeredBy: source === 'poll' ? 'human' : undefined, endedAt: now, source, given };
+      return s.db.transaction().execute(async (trx) => applyObservation(trx, ctx, (await trx.selectFrom('attempts').selectAll().where('id', '=', a.id).executeTakeFirstOrThrow()) as AttemptRow, obs));
+    };
+    // The webhook ends both calls: a provisional success, each lead completed by the retry settings.
+    const webhookAt = now;
+    for (const phone of [PLAIN, ALREADY]) expect((await observe(phone, 'webhook')).result).toBe('ended');
+    expect(await decideAt(PLAIN)).toEqual({ state: 'completed', updated_at: webhookAt });
+    // A minute later the call list says a person answered: the rules decide now.
+    now += 60_000;
+    for (const phone of [PLAIN, ALREADY]) expect((await observe(phone, 'poll')).result).toBe('confirmed');
+    expect(await decideAt(ALREADY)).toEqual({ state: 'moved', updated_at: now });
+    // PLAIN: the retry settings decide again what they decided: the lead is not decided twice.
+    expect(await decideAt(PLAIN)).toEqual({ state: 'completed', updated_at: webhookAt });
+  });
 });
