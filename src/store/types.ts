@@ -179,6 +179,19 @@ export interface LeadCountsTable {
   n: number;
 }
 
+/**
+ * A campaign's spending, kept by triggers on call_results (migration 0028): bucket -1 is
+ * the whole campaign, bucket B ≥ 0 the calls whose attempt was created in the quarter hour
+ * from B (epoch ms).
+ */
+export interface CampaignSpendTable {
+  campaign_id: number;
+  bucket: number;
+  spent: number;
+  costed: number;
+  largest: number;
+}
+
 /** Attempts of a campaign, whatever their state, kept by triggers (migration 0002). */
 export interface AttemptCountsTable {
   campaign_id: number;
@@ -307,6 +320,7 @@ export interface Database {
   daemons: DaemonsTable;
   lead_counts: LeadCountsTable;
   attempt_counts: AttemptCountsTable;
+  campaign_spend: CampaignSpendTable;
   call_results: CallResultsTable;
   hook_subscriptions: HookSubscriptionsTable;
   hook_outbox: HookOutboxTable;
