@@ -203,7 +203,10 @@ export function planLead(lead: LeadFacts, x: LeadContext): LeadPlan {
     case 'calling':
       return { kind: 'calling' };
   }
-  const campaign = campaignVerdict(x.campaign, x.now);
+  // A completed campaign with a lead still to call is reopened by the next pass
+  // (check-reopen), which then dials the lead: it is judged as the running campaign it becomes.
+  const reopens = x.campaign.state === 'completed';
+  const campaign = campaignVerdict(reopens ? { state: 'running', problem: x.campaign.problem, window: x.campaign.window } : x.campaign, x.now);
   if (campaign.kind === 'campaign-problem' || campaign.kind === 'campaign-not-running') return campaign;
   if (lead.suppressed) return { kind: 'suppressed' };
   if (lead.nextDueAt !== null && lead.nextDueAt > x.now) return { kind: 'not-due', at: lead.nextDueAt };
@@ -293,11 +296,13 @@ export interface PassFindings {
   nextDue: readonly (number | null)[];
   /** A claim was refused: its slot is still free, so look again at once. */
   claimRefused: boolean;
+  /** A completed campaign was reopened: its leads are judged by the next pass, at once. */
+  reopened?: boolean;
 }
 
 /** When the scheduler looks again: something can change then (never later than maxSleep, so clock jumps heal). */
 export function nextPassAt(f: PassFindings): number {
-  if (f.claimRefused) return f.now;
+  if (f.claimRefused || f.reopened) return f.now;
   let at = f.now + f.maxSleepMs;
   if (f.nextOpening !== null) at = Math.min(at, f.nextOpening);
   for (const due of f.nextDue) if (due !== null) at = Math.min(at, Math.max(due, f.now + DUE_FLOOR_MS));

@@ -251,6 +251,15 @@ describe('explain asks the planner', () => {
               daemon: { running: true, tokenRejected: false, max: 1 },
             },
           ],
+          // A completed campaign with a lead due again: the pass reopens it and the next dials the lead.
+          [
+            {
+              campaigns: [{ state: 'completed', problem: null, windowOpen: true, localHours: false, max: 2 }],
+              leads: [{ campaign: 0, phone: PHONES[0]!, state: 'retry-scheduled', dueIn: -H, timezone: null, live: false }],
+              suppressed: [],
+              daemon: { running: true, tokenRejected: false, max: 2 },
+            },
+          ],
         ],
       },
     );

@@ -177,6 +177,8 @@ describe('nextPassAt', () => {
   });
   it('looks again at once when a claim was refused: its slot is still free', () => {
     expect(nextPassAt({ ...base, nextOpening: WED_10 + S, claimRefused: true })).toBe(WED_10);
+    // A campaign reopened by this pass has its leads judged by the next one, at once.
+    expect(nextPassAt({ ...base, nextOpening: WED_10 + S, reopened: true })).toBe(WED_10);
   });
 });
 

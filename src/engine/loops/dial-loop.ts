@@ -148,10 +148,14 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     const slots = new SlotPlan(deps.accountMaxCalls, live);
     const picked: { c: RuntimeCampaign; lead: DueCandidate; input: ClaimInput }[] = [];
     const nextDue: (number | null)[] = [];
+    let reopened = false;
     for (const step of plan.steps) {
       const c = step.campaign;
       if (step.kind === 'check-reopen') {
-        if (await hasActiveLeads(db, c.id)) await reopen(c, now);
+        if (await hasActiveLeads(db, c.id)) {
+          await reopen(c, now);
+          reopened = true;
+        }
         continue;
       }
       const budget = await readBudgetFacts(db, c, now);
@@ -237,7 +241,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       // Rule 3: wait for the other call to this number to end, without blocking the queue.
       if (claim.reason === 'phone-live') await deferLead(db, lead.id, now + PHONE_BUSY_DEFER_MS, 'another call to this number is live', now);
     }
-    return nextPassAt({ now, maxSleepMs: MAX_SLEEP_MS, nextOpening: plan.nextOpening, nextDue, claimRefused });
+    return nextPassAt({ now, maxSleepMs: MAX_SLEEP_MS, nextOpening: plan.nextOpening, nextDue, claimRefused, reopened });
   }
 
   /**
