@@ -27,7 +27,7 @@ import { pickVariant } from '../src/engine/variant-pick.js';
 import { readCallbackTime } from '../src/rules/callback-time.js';
 import { claimAttempts } from '../src/store/attempts.js';
 import { getCampaignById } from '../src/store/campaigns.js';
-import type { AttemptRow } from '../src/store/types.js';
+import { LIVE_ATTEMPT_STATES, type AttemptRow } from '../src/store/types.js';
 import { settleLeadVariants } from '../src/store/variants.js';
 import { benchDialect, dialectLabel } from './lib/bench-db.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
@@ -162,7 +162,7 @@ async function newStack(kind: 'plain' | 'featured' | 'both', leads: number): Pro
   return stack;
 }
 
-/** True when every lead of the campaign left `pending`/`calling` and no success awaits the call list's confirmation. */
+/** True when every lead of the campaign left `pending`/`calling`, no call is live and no success awaits the call list's confirmation. */
 async function allDecided(stack: BenchStack, campaignId: number): Promise<boolean> {
   const lead = await stack.db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).where('state', 'in', ['pending', 'calling']).limit(1).executeTakeFirst();
   if (lead) return false;
@@ -170,7 +170,8 @@ async function allDecided(stack: BenchStack, campaignId: number): Promise<boolea
     .selectFrom('attempts')
     .select('id')
     .where('campaign_id', '=', campaignId)
-    .where((eb) => eb.or([eb('state', '!=', 'ended'), eb('outcome_source', '=', 'webhook')]))
+    // A withdrawn attempt (claimed, never sent: the lead was judged again) is final too.
+    .where((eb) => eb.or([eb('state', 'in', LIVE_ATTEMPT_STATES), eb.and([eb('state', '=', 'ended'), eb('outcome_source', '=', 'webhook')])]))
     .limit(1)
     .executeTakeFirst();
   return open === undefined;
