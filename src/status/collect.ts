@@ -1,5 +1,5 @@
 import { collectAccounts } from './accounts.js';
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { CampaignBudget, CampaignConfig } from '../config/types.js';
@@ -66,7 +66,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
     // Each row's settings parsed once, its zone checked once: every figure below reads them.
-    const settled = rows.map((row) => settle(row, opts.now));
+    const settled = settleAll(rows, opts.now);
     // Every campaign's live calls, even for one CAMPAIGN: the daemon-wide limit counts them all.
     const live = await liveCallsByCampaign(trx);
     daemon.live_calls = [...live.values()].reduce((a, b) => a + b, 0);
@@ -76,7 +76,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     // "Today" starts at each campaign's own local midnight.
     const activity = await campaignActivity(
       trx,
-      settled.map((c) => ({ campaignId: c.row.id, since: c.midnight })),
+      settled.map((c) => ({ campaignId: c.row.id, since: c.day.start })),
       { firstSince: opts.now - HOUR_MS, finished: lastHour(opts.now) },
     );
     // Read only when a campaign has a check: a daemon older than the table never wrote one.
@@ -85,7 +85,7 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     // Read only when a campaign has callbacks: one grouped count over the callbacks index.
     const callbacks = settled.some((c) => c.config?.callbacks) ? await callbackCounts(trx) : new Map<number, CallbackCounts>();
     // Spending and variants: a few grouped reads for all campaigns, not a few per campaign.
-    const spend = await budgetSpendByCampaign(trx, settled.flatMap((c) => (c.budgetDay ? [{ campaignId: c.row.id, dayStart: c.budgetDay.start }] : [])), opts.now);
+    const spend = await budgetSpendByCampaign(trx, settled.filter((c) => c.config?.budget).map((c) => ({ campaignId: c.row.id, dayStart: c.day.start })), opts.now);
     const variants = await collectVariantsByCampaign(trx, settled.map((c) => ({ id: c.row.id, config: c.config })));
     const campaigns: CampaignStatus[] = [];
     for (const c of settled) {
@@ -157,42 +157,54 @@ function campaignZone(row: CampaignRow, config: CampaignConfig | undefined): { z
   return { zone, zoneProblem: stored !== null && zone === null ? `unknown time zone "${stored}"` : null };
 }
 
-/** Local midnight of `now` in the campaign's zone (UTC when it has none): where "today" starts. */
-function midnightIn(zone: string | null, now: number): number {
-  return DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
-}
-
-/** A campaign row with what every figure of it needs: its settings parsed, its zone checked, its days. */
+/** A campaign row with what every figure of it needs: its settings parsed, its zone checked, its day. */
 interface SettledCampaign {
   row: CampaignRow;
   /** Undefined when the stored settings cannot be used. */
   config: CampaignConfig | undefined;
   zone: string | null;
   zoneProblem: string | null;
-  /** Where its "today" starts (attempts today). */
-  midnight: number;
-  /** With a budget: its day (the zone's day, UTC without a zone), as the dial loop counts it. */
-  budgetDay: { start: number; end: number } | undefined;
+  /**
+   * Its day in its zone (UTC when it has none): "today" of its attempts starts at `start`,
+   * and a budget's daily cap counts the same day, as the dial loop does.
+   */
+  day: { start: number; end: number };
+  window: WindowStatus;
 }
 
-function settle(row: CampaignRow, now: number): SettledCampaign {
-  const config = parseCampaignConfig(row.config_json);
-  const { zone, zoneProblem } = campaignZone(row, config);
-  return { row, config, zone, zoneProblem, midnight: midnightIn(zone, now), budgetDay: config?.budget ? budgetDay(zone ?? 'UTC', now) : undefined };
+/**
+ * Settles each row once. Campaigns of one zone share their day and, with the same hours,
+ * their window: computed once per report, not per campaign (luxon's zone arithmetic was
+ * ~45 ms of a report of 100 campaigns).
+ */
+function settleAll(rows: readonly CampaignRow[], now: number): SettledCampaign[] {
+  const days = new Map<string, { start: number; end: number }>();
+  const windows = new Map<string, WindowStatus>();
+  return rows.map((row) => {
+    const config = parseCampaignConfig(row.config_json);
+    const { zone, zoneProblem } = campaignZone(row, config);
+    const dayZone = zone ?? 'UTC';
+    let day = days.get(dayZone);
+    if (!day) days.set(dayZone, (day = budgetDay(dayZone, now)));
+    // What windowFromCampaign reads, and the zone.
+    const windowKey = JSON.stringify([zone, config ? [config.allowedDays, config.allowedHoursStart, config.allowedHoursEnd, config.blackoutDates] : null]);
+    let window = windows.get(windowKey);
+    if (!window) windows.set(windowKey, (window = windowStatus(config, zone, now)));
+    return { row, config, zone, zoneProblem, day, window: { ...window } };
+  });
 }
 
 function collectCampaign(c: SettledCampaign, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity, spend: BudgetSpend | undefined): CampaignStatus {
-  const { row, config, zone, zoneProblem } = c;
+  const { row, config, zone, zoneProblem, window } = c;
   const leads = leadCounts(counts);
   const attemptsTotal = counts?.attempts ?? 0;
-  const window = windowStatus(config, zone, now);
   const today = activity.attemptsSince.get(row.id) ?? 0;
   const completionsLastHour = activity.finishedLeads.get(row.id) ?? 0;
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
   const perHour = completionsLastHour > 0 ? completionsLastHour / (spanFrom(activity.firstAttempt.get(row.id) ?? null, now) / HOUR_MS) : 0;
   const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
-  const budget = config?.budget ? budgetStatus(config.budget, spend ?? noSpend(), c.budgetDay ?? budgetDay(zone ?? 'UTC', now), liveCalls, left) : undefined;
+  const budget = config?.budget ? budgetStatus(config.budget, spend ?? noSpend(), c.day, liveCalls, left) : undefined;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
     name: row.name,
