@@ -174,8 +174,8 @@ interface SettledCampaign {
 
 /**
  * Settles each row once. Campaigns of one zone share their day and, with the same hours,
- * their window: computed once per report, not per campaign (luxon's zone arithmetic was
- * ~45 ms of a report of 100 campaigns).
+ * their window: computed once per report, not per campaign (luxon's zone arithmetic per
+ * campaign was ~45 ms of a CPU profile of `status` over 100 campaigns).
  */
 function settleAll(rows: readonly CampaignRow[], now: number): SettledCampaign[] {
   const days = new Map<string, { start: number; end: number }>();
