@@ -1,5 +1,5 @@
 import { collectAccounts } from './accounts.js';
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
 import { collectHookStatus } from '../hooks/status.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { CampaignBudget, CampaignConfig } from '../config/types.js';
@@ -13,10 +13,10 @@ import { listCampaigns } from '../store/campaigns.js';
 import { predialCountsByCampaign, type PredialCounts } from '../store/predial-counts.js';
 import { leaseHolder } from '../store/lease.js';
 import { daemonRows } from '../store/daemons.js';
-import { collectVariants } from './variants.js';
+import { collectVariantsByCampaign } from './variants.js';
 import { callbackCounts, emptyCallbackCounts, type CallbackCounts } from '../store/callbacks.js';
-import { budgetDay, budgetHold, budgetPaused, unitCost } from '../stats/budget.js';
-import { budgetSpend } from '../store/budget.js';
+import { budgetDay, budgetHold, budgetPaused, unitCost, type BudgetSpend } from '../stats/budget.js';
+import { budgetSpendByCampaign, noSpend } from '../store/budget.js';
 import type { BudgetStatus, CampaignStatus, DaemonStatus, LeadCounts, StatusReport, WindowStatus } from './types.js';
 
 /** A daemon whose heartbeat is older than this is taken for dead. */
@@ -65,6 +65,8 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
       daemon.problems = daemon.problems.filter((p) => !others.some((file) => problemIsAbout(p, file)));
     }
     const only = opts.campaign !== undefined ? rows[0]?.id : undefined;
+    // Each row's settings parsed once, its zone checked once: every figure below reads them.
+    const settled = settleAll(rows, opts.now);
     // Every campaign's live calls, even for one CAMPAIGN: the daemon-wide limit counts them all.
     const live = await liveCallsByCampaign(trx);
     daemon.live_calls = [...live.values()].reduce((a, b) => a + b, 0);
@@ -74,22 +76,26 @@ export async function collectStatus(db: Kysely<Database>, opts: CollectOptions):
     // "Today" starts at each campaign's own local midnight.
     const activity = await campaignActivity(
       trx,
-      rows.map((r) => ({ campaignId: r.id, since: midnightIn(campaignZone(r, parseCampaignConfig(r.config_json)).zone, opts.now) })),
+      settled.map((c) => ({ campaignId: c.row.id, since: c.day.start })),
       { firstSince: opts.now - HOUR_MS, finished: lastHour(opts.now) },
     );
     // Read only when a campaign has a check: a daemon older than the table never wrote one.
-    const checked = new Set(rows.filter((r) => parseCampaignConfig(r.config_json)?.predial).map((r) => r.id));
+    const checked = new Set(settled.filter((c) => c.config?.predial).map((c) => c.row.id));
     const predial = checked.size > 0 ? await predialCountsByCampaign(trx) : new Map<number, PredialCounts>();
     // Read only when a campaign has callbacks: one grouped count over the callbacks index.
-    const callbacks = rows.some((r) => parseCampaignConfig(r.config_json)?.callbacks) ? await callbackCounts(trx) : new Map<number, CallbackCounts>();
+    const callbacks = settled.some((c) => c.config?.callbacks) ? await callbackCounts(trx) : new Map<number, CallbackCounts>();
+    // Spending and variants: a few grouped reads for all campaigns, not a few per campaign.
+    const spend = await budgetSpendByCampaign(trx, settled.filter((c) => c.config?.budget).map((c) => ({ campaignId: c.row.id, dayStart: c.day.start })), opts.now);
+    const variants = await collectVariantsByCampaign(trx, settled.map((c) => ({ id: c.row.id, config: c.config })));
     const campaigns: CampaignStatus[] = [];
-    for (const row of rows) {
-      const campaign = await collectCampaign(trx, row, opts.now, live.get(row.id) ?? 0, counts.get(row.id), activity);
-      campaign.leads.confirming = confirming.get(row.id) ?? 0;
-      if (checked.has(row.id)) campaign.predial = predialStatus(predial.get(row.id));
-      if (parseCampaignConfig(row.config_json)?.callbacks) campaign.callbacks = callbacks.get(row.id) ?? emptyCallbackCounts();
-      const variants = await collectVariants(trx, row.id, parseCampaignConfig(row.config_json));
-      if (variants) Object.assign(campaign, { variants: variants.variants, variants_p_value: variants.p_value, variants_significant: variants.significant });
+    for (const c of settled) {
+      const id = c.row.id;
+      const campaign = collectCampaign(c, opts.now, live.get(id) ?? 0, counts.get(id), activity, spend.get(id));
+      campaign.leads.confirming = confirming.get(id) ?? 0;
+      if (checked.has(id)) campaign.predial = predialStatus(predial.get(id));
+      if (c.config?.callbacks) campaign.callbacks = callbacks.get(id) ?? emptyCallbackCounts();
+      const v = variants.get(id);
+      if (v) Object.assign(campaign, { variants: v.variants, variants_p_value: v.p_value, variants_significant: v.significant });
       campaigns.push(campaign);
     }
     const hooks = await collectHookStatus(trx, opts.now);
@@ -151,24 +157,54 @@ function campaignZone(row: CampaignRow, config: CampaignConfig | undefined): { z
   return { zone, zoneProblem: stored !== null && zone === null ? `unknown time zone "${stored}"` : null };
 }
 
-/** Local midnight of `now` in the campaign's zone (UTC when it has none): where "today" starts. */
-function midnightIn(zone: string | null, now: number): number {
-  return DateTime.fromMillis(now, { zone: zone ?? 'UTC' }).startOf('day').toMillis();
+/** A campaign row with what every figure of it needs: its settings parsed, its zone checked, its day. */
+interface SettledCampaign {
+  row: CampaignRow;
+  /** Undefined when the stored settings cannot be used. */
+  config: CampaignConfig | undefined;
+  zone: string | null;
+  zoneProblem: string | null;
+  /**
+   * Its day in its zone (UTC when it has none): "today" of its attempts starts at `start`,
+   * and a budget's daily cap counts the same day, as the dial loop does.
+   */
+  day: { start: number; end: number };
+  window: WindowStatus;
 }
 
-async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity): Promise<CampaignStatus> {
+/**
+ * Settles each row once. Campaigns of one zone share their day and, with the same hours,
+ * their window: computed once per report, not per campaign (luxon's zone arithmetic per
+ * campaign was ~45 ms of a CPU profile of `status` over 100 campaigns).
+ */
+function settleAll(rows: readonly CampaignRow[], now: number): SettledCampaign[] {
+  const days = new Map<string, { start: number; end: number }>();
+  const windows = new Map<string, WindowStatus>();
+  return rows.map((row) => {
+    const config = parseCampaignConfig(row.config_json);
+    const { zone, zoneProblem } = campaignZone(row, config);
+    const dayZone = zone ?? 'UTC';
+    let day = days.get(dayZone);
+    if (!day) days.set(dayZone, (day = budgetDay(dayZone, now)));
+    // What windowFromCampaign reads, and the zone.
+    const windowKey = JSON.stringify([zone, config ? [config.allowedDays, config.allowedHoursStart, config.allowedHoursEnd, config.blackoutDates] : null]);
+    let window = windows.get(windowKey);
+    if (!window) windows.set(windowKey, (window = windowStatus(config, zone, now)));
+    return { row, config, zone, zoneProblem, day, window: { ...window } };
+  });
+}
+
+function collectCampaign(c: SettledCampaign, now: number, liveCalls: number, counts: CampaignCounts | undefined, activity: CampaignActivity, spend: BudgetSpend | undefined): CampaignStatus {
+  const { row, config, zone, zoneProblem, window } = c;
   const leads = leadCounts(counts);
   const attemptsTotal = counts?.attempts ?? 0;
-  const config = parseCampaignConfig(row.config_json);
-  const { zone, zoneProblem } = campaignZone(row, config);
-  const window = windowStatus(config, zone, now);
-  const today = await activity.attemptsSince(row.id);
-  const completionsLastHour = await activity.finishedLeads(row.id);
+  const today = activity.attemptsSince.get(row.id) ?? 0;
+  const completionsLastHour = activity.finishedLeads.get(row.id) ?? 0;
   const left = leads.pending + leads.calling + leads.retry_scheduled;
   const finished = leads.completed + leads.reached_max_retries;
-  const perHour = completionsLastHour > 0 ? completionsLastHour / (spanFrom(await activity.firstAttempt(row.id), now) / HOUR_MS) : 0;
+  const perHour = completionsLastHour > 0 ? completionsLastHour / (spanFrom(activity.firstAttempt.get(row.id) ?? null, now) / HOUR_MS) : 0;
   const work = row.state === 'running' && left > 0 && perHour > 0 ? Math.round((left / perHour) * HOUR_MS) : null;
-  const budget = config?.budget ? await budgetStatus(trx, row, config.budget, zone ?? 'UTC', now, liveCalls, left) : undefined;
+  const budget = config?.budget ? budgetStatus(config.budget, spend ?? noSpend(), c.day, liveCalls, left) : undefined;
   const estimate = work === null ? null : finishAt(config && zone !== null ? windowFromCampaign(config, zone) : undefined, now, work);
   return {
     name: row.name,
@@ -187,9 +223,7 @@ async function collectCampaign(trx: Transaction<Database>, row: CampaignRow, now
 }
 
 /** The budget's figures, judged as the dial loop judges them (the same spending read, the same hold). */
-async function budgetStatus(trx: Transaction<Database>, row: CampaignRow, b: CampaignBudget, zone: string, now: number, live: number, left: number): Promise<BudgetStatus> {
-  const day = budgetDay(zone, now);
-  const spend = await budgetSpend(trx, row.id, day.start, now);
+function budgetStatus(b: CampaignBudget, spend: BudgetSpend, day: { end: number }, live: number, left: number): BudgetStatus {
   const unit = unitCost(b, spend);
   const money = (n: number) => Math.round(n * 100) / 100;
   return {

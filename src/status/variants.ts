@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
 import { variableSays } from '../config/variable-match.js';
 import { compareGroups, wilsonInterval } from '../stats/proportions.js';
-import { variantCounts, variantExtracted } from '../store/variants.js';
+import { variantCountsByCampaign, variantExtractedByCampaign, type VariantCounts, type VariantExtracted } from '../store/variants.js';
 import type { Database } from '../store/types.js';
 import type { VariantComparison, VariantStatus } from './types.js';
 
@@ -11,12 +11,25 @@ import type { VariantComparison, VariantStatus } from './types.js';
 // call whose extracted variable says so), and the rate is over the leads called so far, so
 // retries do not weigh a variant down twice.
 
-/** Variants of the file (in its order), with the counts the store has for each; null for a campaign without variants. */
-export async function collectVariants(db: Kysely<Database>, campaignId: number, config: CampaignConfig | undefined): Promise<VariantComparison | null> {
-  const variants = config?.variants;
-  if (!variants) return null;
-  const counts = new Map((await variantCounts(db, campaignId)).map((c) => [c.variant, c]));
-  const successes = config.successWhen ? await successesByVariant(db, campaignId, config) : null;
+/** The per-variant figures of each of these campaigns that has variants, by campaign id: two or three reads for all of them. */
+export async function collectVariantsByCampaign(db: Kysely<Database>, campaigns: readonly { id: number; config: CampaignConfig | undefined }[]): Promise<Map<number, VariantComparison>> {
+  const withVariants = campaigns.filter((c) => c.config?.variants);
+  const out = new Map<number, VariantComparison>();
+  if (withVariants.length === 0) return out;
+  const counts = await variantCountsByCampaign(db, withVariants.map((c) => c.id));
+  const judged = withVariants.filter((c) => c.config?.successWhen);
+  const extracted = judged.length > 0 ? await variantExtractedByCampaign(db, judged.map((c) => c.id)) : new Map<number, VariantExtracted[]>();
+  for (const c of withVariants) {
+    const config = c.config!;
+    out.set(c.id, compareVariants(config, counts.get(c.id) ?? [], config.successWhen ? successesByVariant(extracted.get(c.id) ?? [], config) : null));
+  }
+  return out;
+}
+
+/** Variants of the file (in its order), with the counts the store has for each. */
+function compareVariants(config: CampaignConfig, stored: readonly VariantCounts[], successes: Map<string, number> | null): VariantComparison {
+  const variants = config.variants!;
+  const counts = new Map(stored.map((c) => [c.variant, c]));
   const rows: VariantStatus[] = variants.map((v) => {
     const c = counts.get(v.name);
     const called = c?.calledLeads ?? 0;
@@ -41,9 +54,9 @@ export async function collectVariants(db: Kysely<Database>, campaignId: number, 
   return { variants: rows, p_value: test.p === null ? null : round(test.p, 4), significant: test.significant };
 }
 
-async function successesByVariant(db: Kysely<Database>, campaignId: number, config: CampaignConfig): Promise<Map<string, number>> {
+function successesByVariant(extracted: readonly VariantExtracted[], config: CampaignConfig): Map<string, number> {
   const leads = new Map<string, Set<number>>();
-  for (const row of await variantExtracted(db, campaignId)) {
+  for (const row of extracted) {
     let extracted: unknown;
     try {
       extracted = JSON.parse(row.extractedJson);

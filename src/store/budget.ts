@@ -21,6 +21,20 @@ const BUCKET_MS = 900_000;
  * counted through indexes that hold only live attempts and unpriced results.
  */
 export async function budgetSpend(db: Db, campaignId: number, dayStart: number, now: number): Promise<BudgetSpend> {
+  return (await budgetSpendByCampaign(db, [{ campaignId, dayStart }], now)).get(campaignId) ?? noSpend();
+}
+
+/**
+ * budgetSpend of several campaigns, each with its own local midnight, in three reads for
+ * all of them (one more per further distinct midnight: campaigns of one zone share theirs),
+ * not three per campaign: `status` of 100 campaigns made 300 statements.
+ */
+export async function budgetSpendByCampaign(db: Db, campaigns: readonly { campaignId: number; dayStart: number }[], now: number): Promise<Map<number, BudgetSpend>> {
+  const out = new Map<number, BudgetSpend>();
+  if (campaigns.length === 0) return out;
+  const ids = [...new Set(campaigns.map((c) => c.campaignId))];
+  for (const id of ids) out.set(id, noSpend());
+  const at = (id: unknown): BudgetSpend => out.get(Number(id))!;
   // The calls still to be priced are read FIRST. The reads are separate statements, and on
   // PostgreSQL another connection may price a call between them: read in this order, a call
   // priced in between is counted twice (pending, then spent), which only holds the budget
@@ -28,34 +42,47 @@ export async function budgetSpend(db: Db, campaignId: number, dayStart: number, 
   // could be placed over the cap.
   const live = await db
     .selectFrom('attempts')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('campaign_id', '=', campaignId)
+    .select(['campaign_id', sql<number>`count(*)`.as('n')])
+    .where('campaign_id', 'in', ids)
     .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
-    .executeTakeFirst();
+    .groupBy('campaign_id')
+    .execute();
+  for (const r of live) at(r.campaign_id).pending += Number(r.n);
   const unpriced = await db
     .selectFrom('call_results as r')
     .innerJoin('attempts as a', 'a.id', 'r.attempt_id')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('r.campaign_id', '=', campaignId)
+    .select(['r.campaign_id', sql<number>`count(*)`.as('n')])
+    .where('r.campaign_id', 'in', ids)
     .where('r.cost', 'is', null)
     .where('a.state', '=', 'ended')
     .where('a.created_at', '>=', now - UNPRICED_WINDOW_MS)
-    .executeTakeFirst();
+    .groupBy('r.campaign_id')
+    .execute();
+  for (const r of unpriced) at(r.campaign_id).pending += Number(r.n);
   // A day starts at a local midnight, a whole number of quarter hours in every zone: its
   // first bucket starts exactly there (rounded down, it could only count more).
-  const sums = await db
-    .selectFrom('campaign_spend')
-    .select(['bucket', 'spent', 'costed', 'largest'])
-    .where('campaign_id', '=', campaignId)
-    .where((eb) => eb.or([eb('bucket', '=', -1), eb('bucket', '>=', Math.floor(dayStart / BUCKET_MS) * BUCKET_MS)]))
-    .execute();
-  const all = sums.find((r) => Number(r.bucket) === -1);
-  const spentToday = sums.reduce((sum, r) => (Number(r.bucket) === -1 ? sum : sum + Number(r.spent)), 0);
-  return {
-    spent: Number(all?.spent ?? 0),
-    costed: Number(all?.costed ?? 0),
-    spentToday,
-    pending: Number(live?.n ?? 0) + Number(unpriced?.n ?? 0),
-    largest: Number(all?.largest ?? 0),
-  };
+  const byDay = new Map<number, number[]>();
+  for (const c of campaigns) {
+    const first = Math.floor(c.dayStart / BUCKET_MS) * BUCKET_MS;
+    byDay.set(first, [...(byDay.get(first) ?? []), c.campaignId]);
+  }
+  for (const [first, dayIds] of byDay) {
+    const sums = await db
+      .selectFrom('campaign_spend')
+      .select(['campaign_id', 'bucket', 'spent', 'costed', 'largest'])
+      .where('campaign_id', 'in', dayIds)
+      .where((eb) => eb.or([eb('bucket', '=', -1), eb('bucket', '>=', first)]))
+      .execute();
+    for (const r of sums) {
+      const s = at(r.campaign_id);
+      if (Number(r.bucket) === -1) Object.assign(s, { spent: Number(r.spent), costed: Number(r.costed), largest: Number(r.largest) });
+      else s.spentToday += Number(r.spent);
+    }
+  }
+  return out;
+}
+
+/** The spending of a campaign without a priced or pending call. */
+export function noSpend(): BudgetSpend {
+  return { spent: 0, costed: 0, spentToday: 0, pending: 0, largest: 0 };
 }
