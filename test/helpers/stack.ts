@@ -103,7 +103,8 @@ export interface StackOptions {
   wrapClient?: (client: EngineClient) => EngineClient;
   /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
   /** `readOnlyConnection`: the GET routes read on a read-only connection of their own (SQLite), as the daemon's do. */
-  api?: boolean | { authorize?: ApiDeps['authorize']; readOnlyConnection?: boolean };
+  /** `onWake`: told each time the API wakes the engine. */
+  api?: boolean | { authorize?: ApiDeps['authorize']; readOnlyConnection?: boolean; onWake?: () => void };
   /** Pre-dial checks over real HTTP (src/engine/predial-post.ts), with these secrets by variable name. */
   predialSecrets?: Record<string, string>;
   /** What the engine reports to (default: nothing). */
@@ -241,7 +242,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
                 ...(readStore ? { readDb: readStore.db } : {}),
                 clock,
                 logger,
-                wake: () => engine?.wake(),
+                wake: () => {
+                  apiOptions.onWake?.();
+                  engine?.wake();
+                },
                 authorize: apiOptions.authorize ?? (async () => ({ ok: true, keyName: null })),
                 version: 'test',
                 hostname: os.hostname(),

@@ -151,6 +151,21 @@ describe('API: leads', () => {
     expect(Date.now() - sent).toBeLessThan(1000);
   });
 
+  it('wakes the engine for leads posted into a running campaign, not into a paused one', async () => {
+    // A pass costs the event loop about a millisecond even when it claims nothing: a CRM
+    // posting into a paused campaign must not buy one per request.
+    let wakes = 0;
+    const { api } = await start({ api: { onWake: () => wakes++ } });
+    const [first, second] = phoneNumbers(2, 800);
+    await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: first! } });
+    expect(wakes).toBe(1);
+    expect((await api.POST('/api/v1/campaigns/{name}/pause', spring)).response.status).toBe(200);
+    const paused = wakes;
+    const added = await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: { phone_number: second! } });
+    expect(added.data!.items[0]!.outcome).toBe('accepted');
+    expect(wakes).toBe(paused);
+  });
+
   it('shows a called lead with its attempts and its result', async () => {
     const [phone] = phoneNumbers(1, 600);
     const { stack, api } = await start({ startEngine: true, fixedOutcomes: allSucceed([phone!]), campaigns: [{ name: 'spring', leads: [], settings: { markCompleteWhenNoLeads: false } }] });
