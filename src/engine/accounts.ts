@@ -1,9 +1,7 @@
-import { attemptByCallId, liveAttemptByPhone } from '../store/attempts.js';
 import { campaignAccount } from '../config/accounts.js';
-import { createEngine, type Engine, type EngineOptions, type EngineStatus } from './engine.js';
+import { createEngine, createEngineCommits, type Engine, type EngineOptions, type EngineStatus } from './engine.js';
 import type { EngineClient } from './ports.js';
-import { normaliseServicePhone } from './phone-match.js';
-import type { WebhookResult } from './webhook.js';
+import { handleWebhookPayload, type WebhookResult } from './webhook.js';
 import type { HeldAccounts } from '../ha/held-accounts.js';
 import { createRoleSwitch, type RoleSwitch } from '../ha/role-switch.js';
 import { createAccountDialing, type AccountDialing } from './account-dialing.js';
@@ -44,7 +42,7 @@ export interface AccountState extends EngineStatus {
   name: string;
 }
 
-export type AccountEngines = Engine & {
+export type AccountEngines = Omit<Engine, 'webhookContext' | 'webhookReceived'> & {
   accounts(): AccountState[];
   account(name: string): Engine | undefined;
   /**
@@ -75,6 +73,10 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   const several = accounts.length > 1;
   // Several: one catalog of the campaigns for all the engines, each dialing its own.
   const catalog = several ? createCampaignCatalog(shared.db, shared.logger.child({ component: 'engine' }), { now: () => shared.clock.now(), checkEveryMs: CONTROL_CHECK_MS }) : undefined;
+  // And one group commit (and one durable for the claims): the accounts' work of one turn of
+  // the event loop shares a commit. A failing item fails alone (group-commit.ts), so one
+  // account's claim refused by its fence never fails another's.
+  const commits = several ? createEngineCommits(shared.db) : undefined;
   // The daemon's live calls are every account's: each engine counts its own, the gauge their sum.
   const liveByAccount = new Map<string, number>();
   const metricsOf = (account: string): EngineOptions['metrics'] => {
@@ -97,12 +99,13 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         accountMaxCalls: a.maxCallsInParallel,
         metrics: metricsOf(a.name),
         ...(dialing ? { lease: accountLeaseView(dialing, a.name) } : {}),
-        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog } : {}),
+        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog, commits } : {}),
       }),
     ]),
   );
   const all = [...engines.values()];
   const first = all[0]!;
+  const firstName = lanes[0]!.name;
   const each = async (fn: (e: Engine) => Promise<void>): Promise<void> => {
     await Promise.all(all.map(fn));
   };
@@ -135,18 +138,10 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
     for (const { account } of held.list()) roles.get(account)?.set('active');
   }
 
-  /**
-   * The account whose call a delivery is about: the call's id → attempt → campaign → account
-   * (else the live attempt on the customer's number). Its engine records it and its dial loop
-   * learns of the freed slot; one it cannot place goes to the first, which reports it unknown.
-   */
-  async function accountOfCall(payload: unknown): Promise<[string, Engine]> {
-    const firstLane: [string, Engine] = [...engines][0]!;
-    if (all.length === 1 || typeof payload !== 'object' || payload === null) return firstLane;
-    const p = payload as { id?: unknown; customer_phone?: unknown };
-    const byId = p.id === undefined || p.id === null ? undefined : await attemptByCallId(shared.db, String(p.id));
-    const attempt = byId ?? (typeof p.customer_phone === 'string' ? await liveAttemptByPhone(shared.db, normaliseServicePhone(p.customer_phone)) : undefined);
-    return (attempt && [...engines].find(([, e]) => e.owns(attempt.campaign_id))) || firstLane;
+  /** The account whose campaign it is (its engine records the delivery); undefined: none of ours. */
+  function laneOf(campaignId: number): [string, Engine] | undefined {
+    for (const lane of engines) if (lane[1].owns(campaignId)) return lane;
+    return undefined;
   }
 
   return {
@@ -176,10 +171,24 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
     async reload() {
       await each((e) => e.reload());
     },
+    /**
+     * A delivery is applied by the account whose call it is: the attempt the delivery names
+     * (by call id, else the live attempt on its number) → its campaign → its account, found
+     * by the one lookup that applies it. Its dial loop learns of the freed slot; a delivery
+     * no account's call matches is counted by the first.
+     */
     async handleWebhook(payload, receivedAt): Promise<WebhookResult> {
-      const [name, engine] = await accountOfCall(payload);
-      const result = await engine.handleWebhook(payload, receivedAt);
-      return several ? { ...result, account: name } : result;
+      if (all.length === 1) {
+        const result = await first.handleWebhook(payload, receivedAt);
+        return several ? { ...result, account: firstName } : result;
+      }
+      let [name, engine] = [firstName, first];
+      const result = await handleWebhookPayload(first.webhookContext, payload, receivedAt, (attempt) => {
+        [name, engine] = laneOf(attempt.campaign_id) ?? [firstName, first];
+        return engine.webhookContext;
+      });
+      if (!result.invalid) engine.webhookReceived(receivedAt);
+      return { ...result, account: name };
     },
     async tokenChanged() {
       await each((e) => e.tokenChanged());

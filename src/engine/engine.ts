@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
-import { createGroupCommit } from '../store/group-commit.js';
+import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
 import type { Database } from '../store/types.js';
 import { createCampaignCatalog, type CampaignCatalog } from './campaign-catalog.js';
 import { createCampaignView } from './campaign-view.js';
@@ -19,7 +19,7 @@ import type { RuntimeCampaign } from './runtime-campaign.js';
 import { recoverUnfinishedAttempts } from './recovery.js';
 import { createServiceState } from './service-state.js';
 import { createWakeSignal } from './wake-signal.js';
-import { handleWebhookPayload, type WebhookResult } from './webhook.js';
+import { handleWebhookPayload, type WebhookContext, type WebhookResult } from './webhook.js';
 import { createZoneDoubtWarning } from './zone-doubt.js';
 
 export type { EngineMetrics, EngineStatus } from './engine-types.js';
@@ -62,8 +62,25 @@ export interface EngineOptions {
   account?: { name: string; dials: (c: RuntimeCampaign) => boolean };
   /** The daemon's campaign catalog, shared by its accounts' engines (accounts.ts); absent: this engine reads its own. */
   catalog?: CampaignCatalog;
+  /**
+   * The daemon's group commits, shared by its accounts' engines (accounts.ts): `commit` for
+   * answers and outcomes, `claims` (durable) for the claims made before make_call. Absent:
+   * this engine has its own.
+   */
+  commits?: EngineCommits;
   /** How campaigns' pre-dial checks are sent: the HTTP post and the secrets (clock: the engine's). */
   predial?: Omit<PredialDeps, 'clock'>;
+}
+
+export interface EngineCommits {
+  commit: GroupCommit;
+  /** Created with `durable`: a claim is on stable storage before its make_call is sent. */
+  claims: GroupCommit;
+}
+
+/** The group commits of one engine, or of all the accounts' engines of a daemon. */
+export function createEngineCommits(db: Kysely<Database>): EngineCommits {
+  return { commit: createGroupCommit(db), claims: createGroupCommit(db, { durable: true }) };
 }
 
 /** After the in-flight requests, how long the loops get to return before stop() does. */
@@ -83,7 +100,7 @@ export function createEngine(opts: EngineOptions) {
     ...opts.poller,
   };
 
-  const commit = createGroupCommit(db);
+  const { commit, claims } = opts.commits ?? createEngineCommits(db);
   const campaigns = createCampaignView(opts.catalog ?? createCampaignCatalog(db, log, { now: () => clock.now(), checkEveryMs: CONTROL_CHECK_MS }), opts.account?.dials);
   const service = createServiceState(client, log);
   const dialWake = createWakeSignal();
@@ -101,6 +118,12 @@ export function createEngine(opts: EngineOptions) {
     onSlotFreed: wake,
     onOutcome: (campaign: string, cls: string) => opts.metrics?.outcome(campaign, cls),
     results: { keepTranscripts: opts.keepTranscripts ?? true, serverTimezone: opts.serverTimezone },
+  };
+
+  const webhookContext: WebhookContext = { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: poller.clockSkewMs, onZoneDoubt: zoneDoubt };
+  /** Any authentic, readable delivery shows that webhooks reach us. */
+  const webhookReceived = (at: number): void => {
+    lastWebhookAt = at;
   };
 
   const control = createControlLoop({ clock, logger: log, campaigns, wakeDial: wake });
@@ -124,6 +147,7 @@ export function createEngine(opts: EngineOptions) {
   const dialer = createDialLoop({
     db,
     commit,
+    claims,
     client,
     clock,
     logger: log,
@@ -221,15 +245,13 @@ export function createEngine(opts: EngineOptions) {
     },
     /** Handles one post-call webhook delivery. */
     async handleWebhook(payload: unknown, receivedAt: number): Promise<WebhookResult> {
-      const result = await handleWebhookPayload(
-        { ...outcomeContext, serverTimezone: opts.serverTimezone, clockSkewMs: poller.clockSkewMs, onZoneDoubt: zoneDoubt },
-        payload,
-        receivedAt,
-      );
-      // Any authentic, readable delivery shows that webhooks reach us.
-      if (!result.invalid) lastWebhookAt = receivedAt;
+      const result = await handleWebhookPayload(webhookContext, payload, receivedAt);
+      if (!result.invalid) webhookReceived(receivedAt);
       return result;
     },
+    /** What a delivery for this engine's calls is applied in (accounts.ts routes deliveries by the attempt found). */
+    webhookContext,
+    webhookReceived,
     /** The token may work again (it was reread): probe it now. */
     async tokenChanged(): Promise<void> {
       if (await service.probe()) wake();

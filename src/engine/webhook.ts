@@ -25,11 +25,23 @@ export interface WebhookContext extends OutcomeContext {
 }
 
 /**
+ * With several accounts (accounts.ts): the context of the engine whose call the attempt
+ * found is, so that the one lookup that finds the attempt also routes the delivery.
+ */
+export type WebhookRoute = (attempt: AttemptRow) => WebhookContext;
+
+/**
  * Applies one post-call webhook. The payload names the call by id and customer
  * number; without a call id we know, rule 3 makes the live attempt on that number the
- * only candidate, provided the call was created after that attempt was sent.
+ * only candidate, provided the call was created after that attempt was sent. `route`
+ * picks the context the attempt found is applied in (default: `ctx`, which finds it).
  */
-export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown, receivedAt: number): Promise<WebhookResult> {
+export async function handleWebhookPayload(
+  ctx: WebhookContext,
+  payload: unknown,
+  receivedAt: number,
+  route?: WebhookRoute,
+): Promise<WebhookResult> {
   const parsed = postCallWebhookSchema.safeParse(payload);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -60,12 +72,15 @@ export async function handleWebhookPayload(ctx: WebhookContext, payload: unknown
   // Finding the attempt and applying the outcome share one transaction (and its batch).
   const found = await ctx.commit.run(async (trx) => {
     const attempt = await findAttempt(trx, ctx, body, receivedAt);
-    return attempt ? { attempt, applied: await applyObservation(trx, ctx, attempt, obs) } : null;
+    if (!attempt) return null;
+    const applyContext = route?.(attempt) ?? ctx;
+    return { attempt, applyContext, applied: await applyObservation(trx, applyContext, attempt, obs) };
   });
   if (!found) return { accepted: false, detail: 'unknown-call' };
-  announceObservation(ctx, found.attempt, obs, found.applied);
+  const { applyContext } = found;
+  announceObservation(applyContext, found.attempt, obs, found.applied);
   // Opt-outs (docs/design.md §11): "no more calls" in the extracted variables suppresses the number everywhere.
-  await applyOptOut(ctx, found.attempt, body.extracted_variables);
+  await applyOptOut(applyContext, found.attempt, body.extracted_variables);
   const result = found.applied.result;
   return result === 'ignored' ? { accepted: false, detail: 'duplicate' } : { accepted: true, detail: 'applied' };
 }

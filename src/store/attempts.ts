@@ -113,79 +113,87 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
 export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[], fence: ClaimFence = {}): Promise<ClaimResult[]> {
   if (inputs.length === 0) return [];
   // synchronous=FULL for this commit: the intent must outlive a power cut, not only a crash.
-  return durableTransaction(db, async (trx) => {
-    const live = await trx
-      .selectFrom('attempts')
-      .select('phone_number')
-      .where('phone_number', 'in', [...new Set(inputs.map((i) => i.phoneNumber))])
-      .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+  return durableTransaction(db, (trx) => claimAttemptsIn(trx, inputs, fence));
+}
+
+/**
+ * `claimAttempts` inside a transaction the caller commits durably (a group commit created
+ * with `durable`, group-commit.ts, shared by every account's dial loop): the claims count
+ * as made only once that commit returned, and make_call waits for it.
+ */
+export async function claimAttemptsIn(trx: Transaction<Database>, inputs: readonly ClaimInput[], fence: ClaimFence = {}): Promise<ClaimResult[]> {
+  if (inputs.length === 0) return [];
+  const live = await trx
+    .selectFrom('attempts')
+    .select('phone_number')
+    .where('phone_number', 'in', [...new Set(inputs.map((i) => i.phoneNumber))])
+    .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
+    .execute();
+  const busy = new Set(live.map((r) => r.phone_number));
+  const results: (ClaimResult | null)[] = inputs.map(() => null);
+  const claimed: { input: ClaimInput; index: number }[] = [];
+  // The leads are moved a round at a time, one UPDATE per round rather than one per lead
+  // (on PostgreSQL each statement is a round trip). A round takes, in input order, the
+  // first input of each number and of each lead; a later input of the same number waits
+  // for the next round and is tried only if the earlier one was refused, exactly as when
+  // each input was claimed on its own, in order.
+  let pending = inputs.map((input, index) => ({ input, index }));
+  while (pending.length > 0) {
+    const round: typeof pending = [];
+    const later: typeof pending = [];
+    const phones = new Set<string>();
+    const leads = new Set<number>();
+    for (const p of pending) {
+      if (busy.has(p.input.phoneNumber)) {
+        results[p.index] = { ok: false, reason: 'phone-live' };
+      } else if (phones.has(p.input.phoneNumber) || leads.has(p.input.leadId)) {
+        later.push(p);
+      } else {
+        phones.add(p.input.phoneNumber);
+        leads.add(p.input.leadId);
+        round.push(p);
+      }
+    }
+    const moved = await claimLeads(trx, round.map((p) => p.input));
+    for (const p of round) {
+      if (!moved.has(p.input.leadId)) {
+        results[p.index] = { ok: false, reason: 'lead-not-due' };
+        continue;
+      }
+      busy.add(p.input.phoneNumber);
+      claimed.push(p);
+    }
+    pending = later;
+  }
+  // One multi-row INSERT; the unique partial index attempts_live_phone is the final guard for rule 3.
+  claimed.sort((a, b) => a.index - b.index);
+  for (let i = 0; i < claimed.length; i += CLAIM_ROWS_PER_INSERT) {
+    const chunk = claimed.slice(i, i + CLAIM_ROWS_PER_INSERT);
+    const rows = await trx
+      .insertInto('attempts')
+      .values(
+        chunk.map(({ input: r }) => ({
+          campaign_id: r.campaignId,
+          lead_id: r.leadId,
+          contact_position: r.contactPosition,
+          phone_number: r.phoneNumber,
+          assistant_id: r.assistantId,
+          state: 'dialing' as const,
+          counted: 1,
+          created_at: r.now,
+          sent_at: r.now,
+          owner: r.owner,
+          fence_token: r.accountFence?.fence ?? fence.fenceToken ?? null,
+          fence_account: r.accountFence?.account ?? null,
+        })),
+      )
+      .returningAll()
       .execute();
-    const busy = new Set(live.map((r) => r.phone_number));
-    const results: (ClaimResult | null)[] = inputs.map(() => null);
-    const claimed: { input: ClaimInput; index: number }[] = [];
-    // The leads are moved a round at a time, one UPDATE per round rather than one per lead
-    // (on PostgreSQL each statement is a round trip). A round takes, in input order, the
-    // first input of each number and of each lead; a later input of the same number waits
-    // for the next round and is tried only if the earlier one was refused, exactly as when
-    // each input was claimed on its own, in order.
-    let pending = inputs.map((input, index) => ({ input, index }));
-    while (pending.length > 0) {
-      const round: typeof pending = [];
-      const later: typeof pending = [];
-      const phones = new Set<string>();
-      const leads = new Set<number>();
-      for (const p of pending) {
-        if (busy.has(p.input.phoneNumber)) {
-          results[p.index] = { ok: false, reason: 'phone-live' };
-        } else if (phones.has(p.input.phoneNumber) || leads.has(p.input.leadId)) {
-          later.push(p);
-        } else {
-          phones.add(p.input.phoneNumber);
-          leads.add(p.input.leadId);
-          round.push(p);
-        }
-      }
-      const moved = await claimLeads(trx, round.map((p) => p.input));
-      for (const p of round) {
-        if (!moved.has(p.input.leadId)) {
-          results[p.index] = { ok: false, reason: 'lead-not-due' };
-          continue;
-        }
-        busy.add(p.input.phoneNumber);
-        claimed.push(p);
-      }
-      pending = later;
-    }
-    // One multi-row INSERT; the unique partial index attempts_live_phone is the final guard for rule 3.
-    claimed.sort((a, b) => a.index - b.index);
-    for (let i = 0; i < claimed.length; i += CLAIM_ROWS_PER_INSERT) {
-      const chunk = claimed.slice(i, i + CLAIM_ROWS_PER_INSERT);
-      const rows = await trx
-        .insertInto('attempts')
-        .values(
-          chunk.map(({ input: r }) => ({
-            campaign_id: r.campaignId,
-            lead_id: r.leadId,
-            contact_position: r.contactPosition,
-            phone_number: r.phoneNumber,
-            assistant_id: r.assistantId,
-            state: 'dialing' as const,
-            counted: 1,
-            created_at: r.now,
-            sent_at: r.now,
-            owner: r.owner,
-            fence_token: r.accountFence?.fence ?? fence.fenceToken ?? null,
-            fence_account: r.accountFence?.account ?? null,
-          })),
-        )
-        .returningAll()
-        .execute();
-      // A lead is claimed at most once per call, so its id names its new attempt.
-      const byLead = new Map(rows.map((row) => [Number(row.lead_id), row]));
-      for (const { input, index } of chunk) results[index] = { ok: true, attempt: byLead.get(input.leadId)! };
-    }
-    return results.map((r) => r!);
-  });
+    // A lead is claimed at most once per call, so its id names its new attempt.
+    const byLead = new Map(rows.map((row) => [Number(row.lead_id), row]));
+    for (const { input, index } of chunk) results[index] = { ok: true, attempt: byLead.get(input.leadId)! };
+  }
+  return results.map((r) => r!);
 }
 
 /** Attempts inserted per statement (11 values each: far below either database's limit of bound values). */

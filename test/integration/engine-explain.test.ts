@@ -125,6 +125,7 @@ async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined
   const loop = createDialLoop({
     db,
     commit: createGroupCommit(db),
+    claims: createGroupCommit(db, { durable: true }),
     client,
     clock,
     logger,

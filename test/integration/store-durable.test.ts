@@ -8,12 +8,13 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
-import { claimAttempts } from '../../src/store/attempts.js';
+import { claimAttempts, claimAttemptsIn } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
 import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import { openDatabase, storeSettings } from '../../src/store/database.js';
 import { durableTransaction } from '../../src/store/durable.js';
+import { createGroupCommit } from '../../src/store/group-commit.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { Database } from '../../src/store/types.js';
 
@@ -87,6 +88,29 @@ describe('the claim before make_call (rule 6)', () => {
     const claimStatements = seen.filter((q) => !/^pragma/i.test(q.sql));
     expect(claimStatements.length).toBeGreaterThanOrEqual(3);
     expect(claimStatements.map((q) => q.synchronous)).toEqual(claimStatements.map(() => FULL));
+    expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
+  });
+
+  it("a durable group commit (the accounts' shared claims) commits its batch with synchronous=FULL, and only it", async () => {
+    const { db, raw, seen } = await probedStore();
+    const row = await upsertCampaign(db, campaign('north'), { timezone: 'UTC' }, 1_000);
+    await importLeads(db, { id: row.id, allowDuplicates: false }, rows(['+4915100000001', '+4915100000002']), { now: 1_000, sourceFile: '/x/north.csv' });
+    const leads = await db.selectFrom('leads').select(['id', 'phone_number']).orderBy('id').execute();
+    const claims = createGroupCommit(db, { durable: true });
+    const plain = createGroupCommit(db);
+    seen.length = 0;
+
+    const input = (i: number) => ({ campaignId: row.id, leadId: leads[i]!.id, contactPosition: 0, phoneNumber: leads[i]!.phone_number, assistantId: 1, owner: 'test', now: 2_000 });
+    const results = await Promise.all([
+      claims.run((trx) => claimAttemptsIn(trx, [input(0)])),
+      claims.run((trx) => claimAttemptsIn(trx, [input(1)])),
+      plain.run((trx) => trx.selectFrom('suppressions').select('phone_number').execute()),
+    ]);
+
+    expect(results[0]![0]!.ok && results[1]![0]!.ok).toBe(true);
+    const inserts = seen.filter((q) => /^insert into "attempts"/i.test(q.sql));
+    expect(inserts.map((q) => q.synchronous)).toEqual([FULL, FULL]);
+    expect(seen.find((q) => q.sql.includes('"suppressions"'))?.synchronous).toBe(NORMAL);
     expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
   });
 

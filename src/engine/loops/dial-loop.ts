@@ -4,7 +4,7 @@ import type { Clock } from '../../time/clock.js';
 import { isOpen } from '../../time/window.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Database } from '../../store/types.js';
-import { claimAttempts, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
+import { claimAttemptsIn, liveCountsByCampaign, markUnknown, newestUnconfirmedSuccess, type ClaimInput } from '../../store/attempts.js';
 import { completeRunningCampaign, reopenCompletedCampaign, setCampaignProblem } from '../../store/campaigns.js';
 import { dueCallbackLeads } from '../../store/callbacks.js';
 import { deferLead, dueLeads, hasActiveLeads, hasLeads, nextDueAt, suppressLead, type DueLead } from '../../store/due-leads.js';
@@ -27,8 +27,9 @@ import { suppressedAmong } from '../../store/suppressions.js';
 import { settleLeadVariants } from '../../store/variants.js';
 import { pickVariant } from '../variant-pick.js';
 
-// The dial loop: claims due leads into free slots (all claims of a pass in one commit,
-// through claimAttempts, the store's one writer of intents) and hands each claimed attempt
+// The dial loop: claims due leads into free slots (all claims of a pass in one durable
+// commit, shared with the other accounts' passes of the same turn, through claimAttemptsIn,
+// the store's one writer of intents) and hands each claimed attempt
 // to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
 // window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
 // campaigns to completed and back, since only a pass knows that no lead is left.
@@ -74,6 +75,8 @@ export interface LeaseView {
 export interface DialLoopDeps {
   db: Kysely<Database>;
   commit: GroupCommit;
+  /** Durable (group-commit.ts `durable`): the pass's claims are committed here before any make_call. */
+  claims: GroupCommit;
   client: EngineClient;
   clock: Clock;
   logger: Logger;
@@ -224,11 +227,9 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
       if (!accountFence) return clock.now() + MAX_SLEEP_MS;
       for (const p of picked) p.input.accountFence = accountFence;
     }
-    const claims = await claimAttempts(
-      db,
-      picked.map((p) => p.input),
-      token === null || token === undefined ? {} : { fenceToken: token },
-    );
+    const inputs = picked.map((p) => p.input);
+    const fence = token === null || token === undefined ? {} : { fenceToken: token };
+    const claims = inputs.length === 0 ? [] : await deps.claims.run((trx) => claimAttemptsIn(trx, inputs, fence));
     let claimRefused = false;
     for (const [i, claim] of claims.entries()) {
       const { c, lead } = picked[i]!;
