@@ -1,11 +1,12 @@
 import { campaignAccount } from '../config/accounts.js';
-import { createEngine, createEngineCommits, type Engine, type EngineOptions, type EngineStatus } from './engine.js';
+import { createEngine, type Engine, type EngineOptions, type EngineStatus } from './engine.js';
 import type { EngineClient } from './ports.js';
 import { handleWebhookPayload, type WebhookResult } from './webhook.js';
 import type { HeldAccounts } from '../ha/held-accounts.js';
 import { createRoleSwitch, type RoleSwitch } from '../ha/role-switch.js';
 import { createAccountDialing, type AccountDialing } from './account-dialing.js';
 import { createCampaignCatalog } from './campaign-catalog.js';
+import { createGroupCommit } from '../store/group-commit.js';
 import { CONTROL_CHECK_MS } from './policy.js';
 import type { LeaseView } from './loops/dial-loop.js';
 
@@ -73,10 +74,10 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   const several = accounts.length > 1;
   // Several: one catalog of the campaigns for all the engines, each dialing its own.
   const catalog = several ? createCampaignCatalog(shared.db, shared.logger.child({ component: 'engine' }), { now: () => shared.clock.now(), checkEveryMs: CONTROL_CHECK_MS }) : undefined;
-  // And one group commit (and one durable for the claims): the accounts' work of one turn of
-  // the event loop shares a commit. A failing item fails alone (group-commit.ts), so one
+  // And one group commit: the accounts' work of one turn of the event loop, their claims
+  // included, shares a commit. A failing item fails alone (group-commit.ts), so one
   // account's claim refused by its fence never fails another's.
-  const commits = several ? createEngineCommits(shared.db) : undefined;
+  const commit = several ? createGroupCommit(shared.db) : undefined;
   // The daemon's live calls are every account's: each engine counts its own, the gauge their sum.
   const liveByAccount = new Map<string, number>();
   const metricsOf = (account: string): EngineOptions['metrics'] => {
@@ -99,7 +100,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         accountMaxCalls: a.maxCallsInParallel,
         metrics: metricsOf(a.name),
         ...(dialing ? { lease: accountLeaseView(dialing, a.name) } : {}),
-        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog, commits } : {}),
+        ...(several ? { account: { name: a.name, dials: (c) => campaignAccount(c.config, accounts) === a.name }, catalog, commit } : {}),
       }),
     ]),
   );

@@ -63,24 +63,12 @@ export interface EngineOptions {
   /** The daemon's campaign catalog, shared by its accounts' engines (accounts.ts); absent: this engine reads its own. */
   catalog?: CampaignCatalog;
   /**
-   * The daemon's group commits, shared by its accounts' engines (accounts.ts): `commit` for
-   * answers and outcomes, `claims` (durable) for the claims made before make_call. Absent:
-   * this engine has its own.
+   * The daemon's group commit, shared by its accounts' engines (accounts.ts): answers,
+   * outcomes and (durably) the claims made before make_call. Absent: this engine has its own.
    */
-  commits?: EngineCommits;
+  commit?: GroupCommit;
   /** How campaigns' pre-dial checks are sent: the HTTP post and the secrets (clock: the engine's). */
   predial?: Omit<PredialDeps, 'clock'>;
-}
-
-export interface EngineCommits {
-  commit: GroupCommit;
-  /** Created with `durable`: a claim is on stable storage before its make_call is sent. */
-  claims: GroupCommit;
-}
-
-/** The group commits of one engine, or of all the accounts' engines of a daemon. */
-export function createEngineCommits(db: Kysely<Database>): EngineCommits {
-  return { commit: createGroupCommit(db), claims: createGroupCommit(db, { durable: true }) };
 }
 
 /** After the in-flight requests, how long the loops get to return before stop() does. */
@@ -100,7 +88,7 @@ export function createEngine(opts: EngineOptions) {
     ...opts.poller,
   };
 
-  const { commit, claims } = opts.commits ?? createEngineCommits(db);
+  const commit = opts.commit ?? createGroupCommit(db);
   const campaigns = createCampaignView(opts.catalog ?? createCampaignCatalog(db, log, { now: () => clock.now(), checkEveryMs: CONTROL_CHECK_MS }), opts.account?.dials);
   const service = createServiceState(client, log);
   const dialWake = createWakeSignal();
@@ -147,7 +135,6 @@ export function createEngine(opts: EngineOptions) {
   const dialer = createDialLoop({
     db,
     commit,
-    claims,
     client,
     clock,
     logger: log,

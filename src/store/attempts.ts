@@ -117,8 +117,8 @@ export async function claimAttempts(db: Kysely<Database>, inputs: readonly Claim
 }
 
 /**
- * `claimAttempts` inside a transaction the caller commits durably (a group commit created
- * with `durable`, group-commit.ts, shared by every account's dial loop): the claims count
+ * `claimAttempts` inside a transaction the caller commits durably (a group commit's
+ * `durable` work, group-commit.ts, shared by every account's dial loop): the claims count
  * as made only once that commit returned, and make_call waits for it.
  */
 export async function claimAttemptsIn(trx: Transaction<Database>, inputs: readonly ClaimInput[], fence: ClaimFence = {}): Promise<ClaimResult[]> {

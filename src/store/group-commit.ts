@@ -11,20 +11,26 @@ import type { Database } from './types.js';
 // then goes in the next batch together. On PostgreSQL a batch is several round trips, and
 // starting a transaction per turn meanwhile made nearly every batch a batch of one (a
 // BEGIN and a COMMIT per webhook, waiting in line for the same connection).
-// A daemon with many accounts shares one group commit (and one durable one for the claims)
-// between its accounts' engines: each commit has a fixed CPU cost however little it holds,
-// and 200 accounts committing their own one-item batches spent most of a core on it.
+// A daemon with many accounts shares one group commit between its accounts' engines, and
+// the claims made before make_call go in it too (`durable`: that batch is committed with
+// synchronous=FULL): each commit has a fixed CPU cost however little it holds, and 200
+// accounts committing their own one-item batches, claims apart, spent most of a core on it.
 
 /** Database work for a shared transaction: reads and conditional writes only, no side effects. */
 export type TransactionWork<R> = (trx: Transaction<Database>) => Promise<R>;
 
 export interface GroupCommit {
-  /** Runs `work` in the transaction of this turn's batch; resolves after it committed. */
-  run<R>(work: TransactionWork<R>): Promise<R>;
+  /**
+   * Runs `work` in the transaction of this turn's batch; resolves after it committed.
+   * `durable`: that commit is on stable storage (synchronous=FULL, durable.ts) before this
+   * resolves, as a claim must be before its make_call is sent.
+   */
+  run<R>(work: TransactionWork<R>, opts?: { durable?: boolean }): Promise<R>;
 }
 
 interface Queued {
   work: TransactionWork<unknown>;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -37,19 +43,15 @@ export interface GroupCommitOptions {
   defer?: (fn: () => void) => void;
   /** Most work items in one transaction, so one batch never holds the store for long. */
   maxBatch?: number;
-  /**
-   * Each batch is committed with synchronous=FULL (durable.ts): what a caller is told is
-   * committed survives a power cut (the claims, written before their make_call).
-   */
-  durable?: boolean;
 }
 
 /** Creates a group committer on `db`. */
 export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions = {}): GroupCommit {
   const defer = opts.defer ?? ((fn: () => void) => void setImmediate(fn));
   const maxBatch = opts.maxBatch ?? 256;
-  const transaction = <T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
-    opts.durable ? durableTransaction(db, fn) : db.transaction().execute(fn);
+  /** A batch holding durable work is committed durably as a whole (the rest only gains by it). */
+  const transaction = <T>(batch: readonly Queued[], fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+    batch.some((item) => item.durable) ? durableTransaction(db, fn) : db.transaction().execute(fn);
   const queue: Queued[] = [];
   let scheduled = false;
   let inFlight = false;
@@ -70,7 +72,7 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
     while (batch.length > 0) {
       let culprit = -1;
       try {
-        const results = await transaction(async (trx) => {
+        const results = await transaction(batch, async (trx) => {
           const out: unknown[] = [];
           for (const [i, item] of batch.entries()) {
             try {
@@ -108,9 +110,9 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   }
 
   return {
-    run<R>(work: TransactionWork<R>): Promise<R> {
+    run<R>(work: TransactionWork<R>, runOpts: { durable?: boolean } = {}): Promise<R> {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work, durable: runOpts.durable === true, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },

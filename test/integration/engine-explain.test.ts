@@ -125,7 +125,6 @@ async function onePass(db: Kysely<Database>, accountMaxCalls: number | undefined
   const loop = createDialLoop({
     db,
     commit: createGroupCommit(db),
-    claims: createGroupCommit(db, { durable: true }),
     client,
     clock,
     logger,

@@ -1,5 +1,5 @@
-// The claims of a daemon's accounts share one durable group commit (src/engine/accounts.ts,
-// group-commit.ts `durable`): the passes of one turn of the event loop are committed
+// The claims of a daemon's accounts share one group commit, committed durably
+// (src/engine/accounts.ts, group-commit.ts `durable`): the passes of one turn of the event loop are committed
 // together, and a claim refused by its account's fence (PostgreSQL) fails alone, never
 // another account's claims of the same batch. Run on SQLite and on PostgreSQL.
 import type { Transaction } from 'kysely';
@@ -43,13 +43,13 @@ describe('claims shared by the accounts of one daemon', () => {
     const acme = (await acquireAccountLease(handle.db, { account: 'acme', holder: 'A', leaseMs: 60_000 }))!;
     const globex = (await acquireAccountLease(handle.db, { account: 'globex', holder: 'A', leaseMs: 60_000 }))!;
     const turns = manualTurns();
-    const claims = createGroupCommit(handle.db, { durable: true, defer: turns.defer });
+    const claims = createGroupCommit(handle.db, { defer: turns.defer });
     const seen = new Set<Transaction<Database>>();
     const pass = (inputs: ClaimInput[]) =>
       claims.run((trx) => {
         seen.add(trx);
         return claimAttemptsIn(trx, inputs);
-      });
+      }, { durable: true });
     const results = [pass([input('acme', acme, 0), input('acme', acme, 1)]), pass([input('globex', globex, 2)])];
     turns.turn();
     const [a, g] = await Promise.all(results);
@@ -67,10 +67,10 @@ describe('claims shared by the accounts of one daemon', () => {
     await releaseAccountLease(handle.db, { account: 'acme', holder: 'A', fence: acme1 });
     await acquireAccountLease(handle.db, { account: 'acme', holder: 'B', leaseMs: 60_000 });
     const turns = manualTurns();
-    const claims = createGroupCommit(handle.db, { durable: true, defer: turns.defer });
-    const before = claims.run((trx) => claimAttemptsIn(trx, [input('globex', globex, 0)]));
-    const refused = claims.run((trx) => claimAttemptsIn(trx, [input('acme', acme1, 1)])).catch((err: unknown) => err);
-    const after = claims.run((trx) => claimAttemptsIn(trx, [input('globex', globex, 2)]));
+    const claims = createGroupCommit(handle.db, { defer: turns.defer });
+    const before = claims.run((trx) => claimAttemptsIn(trx, [input('globex', globex, 0)]), { durable: true });
+    const refused = claims.run((trx) => claimAttemptsIn(trx, [input('acme', acme1, 1)]), { durable: true }).catch((err: unknown) => err);
+    const after = claims.run((trx) => claimAttemptsIn(trx, [input('globex', globex, 2)]), { durable: true });
     turns.turn();
     const err = await refused;
     expect((err as { code?: string }).code).toBe(FENCED_SQLSTATE);

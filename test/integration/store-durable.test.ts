@@ -91,27 +91,31 @@ describe('the claim before make_call (rule 6)', () => {
     expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
   });
 
-  it("a durable group commit (the accounts' shared claims) commits its batch with synchronous=FULL, and only it", async () => {
+  it("a group commit commits a batch holding a claim (durable work) with synchronous=FULL, and a batch without one with NORMAL", async () => {
     const { db, raw, seen } = await probedStore();
     const row = await upsertCampaign(db, campaign('north'), { timezone: 'UTC' }, 1_000);
     await importLeads(db, { id: row.id, allowDuplicates: false }, rows(['+4915100000001', '+4915100000002']), { now: 1_000, sourceFile: '/x/north.csv' });
     const leads = await db.selectFrom('leads').select(['id', 'phone_number']).orderBy('id').execute();
-    const claims = createGroupCommit(db, { durable: true });
-    const plain = createGroupCommit(db);
+    const commit = createGroupCommit(db);
     seen.length = 0;
 
     const input = (i: number) => ({ campaignId: row.id, leadId: leads[i]!.id, contactPosition: 0, phoneNumber: leads[i]!.phone_number, assistantId: 1, owner: 'test', now: 2_000 });
-    const results = await Promise.all([
-      claims.run((trx) => claimAttemptsIn(trx, [input(0)])),
-      claims.run((trx) => claimAttemptsIn(trx, [input(1)])),
-      plain.run((trx) => trx.selectFrom('suppressions').select('phone_number').execute()),
+    // One turn: a plain read and two claims share one durable commit.
+    const [, a, b] = await Promise.all([
+      commit.run((trx) => trx.selectFrom('suppressions').select('phone_number').execute()),
+      commit.run((trx) => claimAttemptsIn(trx, [input(0)]), { durable: true }),
+      commit.run((trx) => claimAttemptsIn(trx, [input(1)]), { durable: true }),
     ]);
-
-    expect(results[0]![0]!.ok && results[1]![0]!.ok).toBe(true);
-    const inserts = seen.filter((q) => /^insert into "attempts"/i.test(q.sql));
-    expect(inserts.map((q) => q.synchronous)).toEqual([FULL, FULL]);
-    expect(seen.find((q) => q.sql.includes('"suppressions"'))?.synchronous).toBe(NORMAL);
+    expect(a![0]!.ok && b![0]!.ok).toBe(true);
+    const batch = seen.filter((q) => !/^pragma/i.test(q.sql));
+    expect(batch.filter((q) => /^insert into "attempts"/i.test(q.sql))).toHaveLength(2);
+    expect(batch.filter((q) => /^commit/i.test(q.sql))).toHaveLength(1);
+    expect(batch.map((q) => q.synchronous)).toEqual(batch.map(() => FULL));
     expect(raw.pragma('synchronous', { simple: true })).toBe(NORMAL);
+    // The next turn holds no claim: NORMAL.
+    seen.length = 0;
+    await commit.run((trx) => trx.selectFrom('campaigns').select('id').execute());
+    expect(seen.find((q) => q.sql.includes('"campaigns"'))?.synchronous).toBe(NORMAL);
   });
 
   it('returns to NORMAL when the transaction rolls back', async () => {

@@ -28,7 +28,7 @@ import { settleLeadVariants } from '../../store/variants.js';
 import { pickVariant } from '../variant-pick.js';
 
 // The dial loop: claims due leads into free slots (all claims of a pass in one durable
-// commit, shared with the other accounts' passes of the same turn, through claimAttemptsIn,
+// commit, shared with the other work and accounts of the same turn, through claimAttemptsIn,
 // the store's one writer of intents) and hands each claimed attempt
 // to the dialer. It sleeps until something can change (a slot frees, a lead falls due, a
 // window opens), never longer than 30 s, so suspend and clock jumps heal. It also moves
@@ -74,9 +74,8 @@ export interface LeaseView {
 
 export interface DialLoopDeps {
   db: Kysely<Database>;
+  /** The pass's claims are committed here, durably, before any make_call; and the answers. */
   commit: GroupCommit;
-  /** Durable (group-commit.ts `durable`): the pass's claims are committed here before any make_call. */
-  claims: GroupCommit;
   client: EngineClient;
   clock: Clock;
   logger: Logger;
@@ -229,7 +228,7 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     }
     const inputs = picked.map((p) => p.input);
     const fence = token === null || token === undefined ? {} : { fenceToken: token };
-    const claims = inputs.length === 0 ? [] : await deps.claims.run((trx) => claimAttemptsIn(trx, inputs, fence));
+    const claims = inputs.length === 0 ? [] : await commit.run((trx) => claimAttemptsIn(trx, inputs, fence), { durable: true });
     let claimRefused = false;
     for (const [i, claim] of claims.entries()) {
       const { c, lead } = picked[i]!;
