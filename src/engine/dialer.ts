@@ -60,12 +60,15 @@ export interface DialRequest {
 /** Places one call and records the outcome of the request. Never throws. */
 export async function dial(ctx: DialContext, req: DialRequest): Promise<DialReport> {
   const { attempt } = req;
-  const log = ctx.logger.child({ attempt: attempt.id, lead: attempt.lead_id });
+  // The attempt's logger is made only for the lines that need it: a pino child serialises
+  // its bindings when created, once per call for a line the placed path does not write.
+  const ids = { attempt: attempt.id, lead: attempt.lead_id };
+  const log = (): Logger => ctx.logger.child(ids);
   if (req.check) {
     const verdict = await req.check();
     if (verdict.kind !== 'call') {
       await notApproved(ctx, attempt, verdict);
-      if (verdict.kind === 'cancel') log.info({ reason: verdict.reason }, 'pre-dial check refused the call: lead cancelled');
+      if (verdict.kind === 'cancel') log().info({ reason: verdict.reason }, 'pre-dial check refused the call: lead cancelled');
       return { kind: 'not-approved', verdict };
     }
   }
@@ -76,7 +79,7 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
       { canSend: req.canSend },
     );
   } catch (err) {
-    return recordFailure(ctx, req, classifyError(err), log);
+    return recordFailure(ctx, req, classifyError(err), log());
   }
   const now = ctx.now();
   if (answer.sent === false) {
@@ -90,7 +93,7 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
     // A webhook may have ended the attempt before this answer arrived: keep its outcome.
     if (!moved && callId) await setCallId(trx, attempt.id, callId);
   });
-  log.info({ callId: answer.callId }, 'call placed');
+  ctx.logger.info({ ...ids, callId: answer.callId }, 'call placed');
   return { kind: 'placed' };
 }
 
