@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { DUE_LEAD_STATES_SQL } from './state-lists.js';
 import type { CallbackState, Database } from './types.js';
 import { DUE_LEAD_COLUMNS, type DueLead } from './due-leads.js';
+import { prepared } from './prepared.js';
 
 // Callbacks the person asks for (README, "Callbacks the person asks for"): their rows
 // (migration 0020). Written only inside the transaction that recorded the asking call's
@@ -60,13 +61,8 @@ export async function recordCallback(trx: Trx, ids: { campaignId: number; leadId
  * not use a retry). True when it was one.
  */
 export async function callbackCallEnded(trx: Trx, leadId: number, attemptId: number, now: number): Promise<boolean> {
-  const placed = await trx
-    .updateTable('callbacks')
-    .set({ state: 'placed', placed_attempt_id: attemptId, updated_at: now })
-    .where('lead_id', '=', leadId)
-    .where('state', '=', 'scheduled')
-    .executeTakeFirst();
-  if (Number(placed.numUpdatedRows) === 0) return false;
+  // Runs for every ended call, callback or not: prepared (prepared.ts).
+  if ((await callbackPlacedQuery.affected(trx, { leadId, attemptId, now })) === 0) return false;
   await trx
     .updateTable('leads')
     .set((eb) => ({ contact_attempts: eb.case().when('contact_attempts', '>', 0).then(eb('contact_attempts', '-', 1)).else(0).end() }))
@@ -74,6 +70,10 @@ export async function callbackCallEnded(trx: Trx, leadId: number, attemptId: num
     .execute();
   return true;
 }
+
+const callbackPlacedQuery = prepared((db, v: { leadId: number; attemptId: number; now: number }) =>
+  db.updateTable('callbacks').set({ state: 'placed', placed_attempt_id: v.attemptId, updated_at: v.now }).where('lead_id', '=', v.leadId).where('state', '=', 'scheduled'),
+);
 
 /** A campaign's leads due at `now` with a scheduled callback, most overdue first (served by callbacks_campaign_state). */
 export async function dueCallbackLeads(db: Kysely<Database>, campaignId: number, now: number, limit: number): Promise<(DueLead & { previous_json: string | null })[]> {

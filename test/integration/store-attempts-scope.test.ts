@@ -52,6 +52,8 @@ describe('attempts read for one account (CampaignScope)', () => {
     // The dial loop's live counts (rule 2): two live attempts each (placed, unknown).
     expect(await liveCountsByCampaign(handle.db)).toEqual(new Map([[a, 2], [b, 2]]));
     expect(await liveCountsByCampaign(handle.db, [b])).toEqual(new Map([[b, 2]]));
+    expect(await liveCountsByCampaign(handle.db, [a, b])).toEqual(new Map([[a, 2], [b, 2]]));
+    expect(await liveCountsByCampaign(handle.db, [a])).toEqual(new Map([[a, 2]]));
     expect(await liveCountsByCampaign(handle.db, [])).toEqual(new Map());
 
     expect(campaignsOf(await unconfirmedAttempts(handle.db, 0, 10, [a]))).toEqual([a]);
