@@ -40,7 +40,8 @@ describe('moving a lead to another campaign', () => {
     await h.close();
   });
 
-  const attempt = () => ({ lead_id: leadId, contact_position: 0 }) as AttemptRow;
+  // The attempt that ended (no row needed: only its lead and, for a callback it placed, its id are read).
+  const attempt = () => ({ id: 1, lead_id: leadId, contact_position: 0 }) as AttemptRow;
   const move: LeadDecision = {
     kind: 'move',
     campaign: 'sales',
