@@ -43,7 +43,13 @@ describe('callbacks: SIGKILL while callbacks are decided and placed', () => {
       expect((await daemon.exited).signal).toBe('SIGKILL');
       daemon = await startDaemon(ws, env, `daemon-${i + 2}`);
     }
-    await waitUntil(async () => (await final()) === people.length, { message: async () => `all ${people.length} final (now ${await final()})`, timeoutMs: 120_000 });
+    // A webhook's success is decided when the call list confirms it (who answered): only
+    // then is the callback call's own ask judged, and its refusal recorded.
+    const unconfirmed = () => readWorkspace(w, (d) => d.selectFrom('attempts').select('id').where('state', '=', 'ended').where('outcome_source', '=', 'webhook').execute()).then((r) => r.length);
+    await waitUntil(async () => (await final()) === people.length && (await unconfirmed()) === 0, {
+      message: async () => `all ${people.length} final and confirmed (now ${await final()} final, ${await unconfirmed()} awaiting the call list)`,
+      timeoutMs: 120_000,
+    });
     await daemon.stop();
 
     const callbacks = await readWorkspace(w, (d) => d.selectFrom('callbacks').innerJoin('leads', 'leads.id', 'callbacks.lead_id').select(['leads.phone_number', 'callbacks.state', 'callbacks.refused_reason']).execute());
