@@ -43,14 +43,14 @@
 //    (requests/min at its full rate) and a daemon that keeps up keeps ~0.93 of the slots
 //    busy. A daemon that falls behind shows in both figures at once;
 //  - leads per account: 1.3 × the calls the whole run can place at that rate, + slots.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cleanEnv, freePort, spawnNode, stopAllProcesses, waitForHttp, type Proc } from '../test/helpers/processes.js';
+import { freePort, spawnNode, stopAllProcesses, waitForHttp, type Proc } from '../test/helpers/processes.js';
+import { startDaemon, waitForLog, type DaemonProcess } from './lib/daemon-process.js';
 import { accountOfNumber, accountTokens, writeAccountsWorkspace } from './lib/accounts-workspace.js';
 import { benchDialect, benchTarget, dialectLabel } from './lib/bench-db.js';
 import { buildCompiledApp } from './lib/compiled-app.js';
@@ -99,31 +99,6 @@ async function startSimulator(entry: string, env: Record<string, string>, tokens
   return { proc, url: /(http:\/\/[0-9.]+:\d+)/.exec(line)![1]! };
 }
 
-/**
- * `campaignd run` with its log in a file, as a supervisor keeps it (two lines per call at
- * 333 calls/s would otherwise pile up in this process's memory).
- */
-function startDaemon(entry: string, nodeFlags: readonly string[], configPath: string, env: Record<string, string>, logFile: string): { pid: number; exited: Promise<number | null>; stop(): void; kill(): void } {
-  const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeFlags, entry, 'run', '--config', configPath], { cwd: path.dirname(configPath), env: cleanEnv(env), stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { pid: child.pid ?? -1, exited, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL') };
-}
-
-/** Waits until the log file has a line matching `re` (or the daemon exits, or `timeoutMs` passes). */
-async function waitForLog(logFile: string, re: RegExp, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
-  let gone: number | null | undefined;
-  void exited.then((code) => (gone = code));
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (re.test(fs.readFileSync(logFile, 'utf8'))) return;
-    if (gone !== undefined) throw new Error(`the daemon exited ${gone} before ${re}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`no ${re} in the daemon's log within ${timeoutMs / 1000} s: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-}
-
 /** A metric's sum over every label set, from /metrics. */
 async function metricSum(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -135,7 +110,7 @@ async function metricSum(url: string, name: string): Promise<number> {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-accounts-'));
 const target = await benchTarget(dialect, path.join(dir, 'campaignd.db'));
-let daemon: ReturnType<typeof startDaemon> | null = null;
+let daemon: DaemonProcess | null = null;
 const cleanUp = async (): Promise<void> => {
   daemon?.kill();
   await stopAllProcesses();

@@ -37,6 +37,8 @@ const BENCHES: Bench[] = [
   { file: 'who-claim.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'daemon-memory.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-throughput.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
+  // Runs SQLite and then PostgreSQL itself: issue 25 judges PostgreSQL ÷ SQLite within one run.
+  { file: 'engine-blackbox.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'engine-features.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'engine-calls.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'engine-retries.ts', args: (q) => (q ? ['--quick'] : []) },
