@@ -1,5 +1,5 @@
 // `npx tsx bench/accounts.ts [--quick] [--accounts N] [--seconds S] [--warmup S] [--slots K]
-// [--dialect postgres] [--cpu-prof DIR] [--statements]`: one REAL daemon (the compiled bin/campaignd.js `run`, as
+// [--dialect postgres [--instances K [--kills N]]] [--cpu-prof DIR] [--statements]`: one REAL daemon (the compiled bin/campaignd.js `run`, as
 // daemon-memory.ts runs it) holding N accounts (default 200; --quick 20), each dialing its
 // own campaign at its full budget of 100 requests a minute, against the simulator in its own
 // process with N tokens, each limited as the live service is (20 per 10 s, 100 per minute).
@@ -21,6 +21,15 @@
 // `--heap-snapshot DIR` writes the daemon's V8 heap snapshot to DIR at the end of the
 // measured window (node --heapsnapshot-signal); `npx tsx bench/heap-summary.ts FILE` sums
 // it by constructor, to see what grows with the number of accounts.
+//
+// `--instances K` (PostgreSQL only): K active instances share the accounts (README, "Several
+// active instances"), each its own process with the same accounts; the service posts every
+// webhook to a round-robin balancer before them (each instance registers it as
+// `webhook.public_url`). The figures are then the instances' together (CPU summed, the peak
+// RSS of each), plus the spread of the accounts at the end of the window (goal: none holds
+// more than ⌈accounts / K⌉ + 1). Then `--kills N` (default 5): N times, SIGKILL of a random
+// instance, restarted at once as a supervisor does; for each, the longest any of its accounts
+// waited for its next call, from the simulator's record (goal: lease_seconds + 5 = 15 s).
 //
 // Measured after a warm-up (--warmup, default 60 s from "campaignd running"): the first
 // minute is not the steady state, because the burst window lets 20 go at once and then 20
@@ -51,6 +60,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, spawnNode, stopAllProcesses, waitForHttp, type Proc } from '../test/helpers/processes.js';
 import { startDaemon, waitForLog, type DaemonProcess } from './lib/daemon-process.js';
+import { startWebhookProxy, type WebhookProxy } from '../test/helpers/webhook-proxy.js';
+import { mulberry32 } from '../src/simulator/random.js';
+import { accountHoldings } from '../src/store/account-leases.js';
 import { accountOfNumber, accountTokens, writeAccountsWorkspace } from './lib/accounts-workspace.js';
 import { benchDialect, benchTarget, dialectLabel } from './lib/bench-db.js';
 import { buildCompiledApp } from './lib/compiled-app.js';
@@ -74,15 +86,23 @@ const ACCOUNTS = argNumber('--accounts', quick ? 20 : 200);
 const SECONDS = argNumber('--seconds', quick ? 60 : 300);
 const WARMUP_SECONDS = argNumber('--warmup', 60);
 const SLOTS = argNumber('--slots', 26);
+const INSTANCES = argNumber('--instances', 1);
+const KILLS = INSTANCES > 1 ? (process.argv.includes('--kills') ? argNumber('--kills', 5) : 5) : 0;
+if (INSTANCES > 1 && dialect !== 'postgres') throw new Error('--instances needs --dialect postgres (with SQLite one daemon holds every account)');
+/** ha.lease_seconds (its default); a killed instance's accounts are due again within this + 5 s. */
+const LEASE_SECONDS = 10;
+const KILL_GAP_SECONDS = LEASE_SECONDS + 15;
+const IN_FLIGHT_GRACE_MS = 200;
 /** The service's limit per token, and the daemon's default budget per account. */
 const PER_MINUTE = 100;
-const LEADS = Math.ceil((1.3 * PER_MINUTE * (WARMUP_SECONDS + SECONDS)) / 60) + SLOTS;
+const LEADS = Math.ceil((1.3 * PER_MINUTE * (WARMUP_SECONDS + SECONDS + KILLS * KILL_GAP_SECONDS)) / 60) + SLOTS;
 const UTILIZATION_GOAL = 0.9;
 const PROGRESS_MS = 15_000;
 const profIndex = process.argv.indexOf('--cpu-prof');
 const profDir = profIndex >= 0 ? path.resolve(process.argv[profIndex + 1] ?? '') : null;
 if (profIndex >= 0 && !process.argv[profIndex + 1]) throw new Error('--cpu-prof needs a folder');
 const statements = process.argv.includes('--statements');
+if (statements && INSTANCES > 1) throw new Error('--statements counts one daemon: leave out --instances');
 const heapIndex = process.argv.indexOf('--heap-snapshot');
 const heapDir = heapIndex >= 0 ? path.resolve(process.argv[heapIndex + 1] ?? '') : null;
 if (heapIndex >= 0 && !process.argv[heapIndex + 1]) throw new Error('--heap-snapshot needs a folder');
@@ -110,12 +130,16 @@ async function metricSum(url: string, name: string): Promise<number> {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-bench-accounts-'));
 const target = await benchTarget(dialect, path.join(dir, 'campaignd.db'));
-let daemon: DaemonProcess | null = null;
+const daemons: DaemonProcess[] = [];
+let proxy: WebhookProxy | null = null;
 const cleanUp = async (): Promise<void> => {
-  daemon?.kill();
+  for (const d of daemons.splice(0)) d.kill();
+  await proxy?.close();
   await stopAllProcesses();
   await target.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  // BENCH_KEEP=1 keeps the folder (the daemons' logs) for a look after the run.
+  if (process.env.BENCH_KEEP) console.log(`  kept ${dir}`);
+  else fs.rmSync(dir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -124,7 +148,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 try {
   console.log(
-    `${BENCH}: ${ACCOUNTS} accounts × ${PER_MINUTE} requests/min (${fmt((ACCOUNTS * PER_MINUTE) / 60, 0)} requests/s), one real daemon, ${dialectLabel(dialect)}; ` +
+    `${BENCH}: ${ACCOUNTS} accounts × ${PER_MINUTE} requests/min (${fmt((ACCOUNTS * PER_MINUTE) / 60, 0)} requests/s), ${INSTANCES > 1 ? `${INSTANCES} active instances` : 'one real daemon'}, ${dialectLabel(dialect)}; ` +
       `${SLOTS} slots and ${LEADS} leads per account; ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured${quick ? ' (quick)' : ''}; load average ${loadAverage()}`,
   );
   const t0 = performance.now();
@@ -132,28 +156,36 @@ try {
   const nodeEnv: Record<string, string> = compiled.nodeOptions ? { NODE_OPTIONS: compiled.nodeOptions } : {};
   console.log(`  compiled build in ${fmt((performance.now() - t0) / 1000, 1)} s; the entry's node flags: ${compiled.nodeOptions || 'none'}`);
 
-  const httpPort = await freePort();
-  const httpUrl = `http://127.0.0.1:${httpPort}`;
+  const httpPorts = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
+  const httpUrl = `http://127.0.0.1:${httpPorts[0]}`;
   const sim = await startSimulator(compiled.entry, nodeEnv, accountTokens(ACCOUNTS));
-  const ws = writeAccountsWorkspace({ dir, accounts: ACCOUNTS, leadsPerAccount: LEADS, slots: SLOTS, httpPort, baseUrl: sim.url, database: target.database });
+  if (INSTANCES > 1) proxy = await startWebhookProxy(httpPorts);
+  const ws = writeAccountsWorkspace({ dir, accounts: ACCOUNTS, leadsPerAccount: LEADS, slots: SLOTS, httpPorts, ...(proxy ? { publicUrl: proxy.url } : {}), baseUrl: sim.url, database: target.database });
 
-  const logFile = path.join(dir, 'daemon.log');
+  const logFiles = httpPorts.map((_, i) => path.join(dir, `daemon-${i}.log`));
+  const logFile = logFiles[0]!;
   const spawned = performance.now();
   // node takes --cpu-prof on its command line only (not in NODE_OPTIONS).
   const statementsFile = path.join(dir, 'statements.json');
   const preload = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'statement-log-preload.ts');
   if (heapDir) fs.mkdirSync(heapDir, { recursive: true });
   const nodeFlags = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []), ...(statements ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--import', pathToFileURL(preload).href] : [])];
-  daemon = startDaemon(compiled.entry, nodeFlags, ws.configPath, { ...nodeEnv, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile }, logFile);
-  await waitForLog(logFile, /"msg":"campaignd running"/, daemon.exited, 600_000);
-  await waitForHttp(`${httpUrl}/healthz`);
+  const daemonEnv = { ...nodeEnv, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile };
+  const startInstance = (i: number): DaemonProcess => (daemons[i] = startDaemon(compiled.entry, nodeFlags, ws.configPaths[i]!, daemonEnv, logFiles[i]!));
+  for (let i = 0; i < INSTANCES; i++) {
+    startInstance(i);
+    await waitForLog(logFiles[i]!, /"msg":"campaignd running"/, daemons[i]!.exited, 600_000);
+    await waitForHttp(`http://127.0.0.1:${httpPorts[i]}/healthz`);
+  }
+  const daemon = daemons[0]!;
   const running = performance.now();
-  console.log(`  daemon ${daemon.pid} running after ${fmt((running - spawned) / 1000, 1)} s (${ACCOUNTS * LEADS} leads imported), RSS ${fmt(mb(readProcMemory(daemon.pid)?.rss ?? Number.NaN), 0)} MB; warming up ${WARMUP_SECONDS} s`);
+  console.log(`  ${INSTANCES > 1 ? `instances ${daemons.map((d) => d.pid).join(', ')}` : `daemon ${daemon.pid}`} running after ${fmt((running - spawned) / 1000, 1)} s (${ACCOUNTS * LEADS} leads imported), RSS ${fmt(mb(readProcMemory(daemon.pid)?.rss ?? Number.NaN), 0)} MB; warming up ${WARMUP_SECONDS} s`);
   await sleep(running + WARMUP_SECONDS * 1000 - performance.now());
 
   // The measured window.
   const before = await userRequests(sim.url);
-  const cpuDaemon0 = readProcCpuSeconds(daemon.pid) ?? Number.NaN;
+  const daemonsCpu = (): number => daemons.reduce((n, d) => n + (readProcCpuSeconds(d.pid) ?? Number.NaN), 0);
+  const cpuDaemon0 = daemonsCpu();
   const cpuSim0 = readProcCpuSeconds(sim.proc.pid) ?? Number.NaN;
   const from = Date.now();
   const fromPerf = performance.now();
@@ -163,8 +195,8 @@ try {
     await sleep(Math.min(PROGRESS_MS, fromPerf + SECONDS * 1000 - performance.now()));
     const now = performance.now();
     const stats = await userRequests(sim.url);
-    const cpu = readProcCpuSeconds(daemon.pid) ?? Number.NaN;
-    const rss = readProcMemory(daemon.pid)?.rss ?? Number.NaN;
+    const cpu = daemonsCpu();
+    const rss = Math.max(...daemons.map((d) => readProcMemory(d.pid)?.rss ?? Number.NaN));
     rssSamples.push(rss);
     const d = [...requestsBetween(last.stats, stats).values()];
     const sent = d.reduce((n, u) => n + u.requests, 0);
@@ -177,10 +209,11 @@ try {
   const after = last.stats;
   const to = Date.now();
   const seconds = (performance.now() - fromPerf) / 1000;
-  const daemonCpu = ((readProcCpuSeconds(daemon.pid) ?? Number.NaN) - cpuDaemon0) / seconds;
+  const daemonCpu = (daemonsCpu() - cpuDaemon0) / seconds;
   const simCpu = ((readProcCpuSeconds(sim.proc.pid) ?? Number.NaN) - cpuSim0) / seconds;
-  const peakRss = mb(readProcMemory(daemon.pid)?.hwm ?? Number.NaN);
-  const daemonRateLimited = await metricSum(httpUrl, 'campaignd_account_rate_limited_total');
+  const peakRss = mb(Math.max(...daemons.map((d) => readProcMemory(d.pid)?.hwm ?? Number.NaN)));
+  const spread = INSTANCES > 1 ? await accountSpread() : null;
+  const daemonRateLimited = (await Promise.all(httpPorts.map((port) => metricSum(`http://127.0.0.1:${port}`, 'campaignd_account_rate_limited_total')))).reduce((a, b) => a + b, 0);
   // How much of the resident memory is the JS heap (the rest: code, buffers, SQLite's cache).
   const heapUsed = mb(await metricSum(httpUrl, 'campaignd_nodejs_heap_size_used_bytes'));
   const heapTotal = mb(await metricSum(httpUrl, 'campaignd_nodejs_heap_size_total_bytes'));
@@ -231,10 +264,11 @@ try {
     }
     console.log(`  heap snapshot: ${path.join(heapDir, file)} (${fmt(mb(size), 0)} MB)`);
   }
-  daemon.stop();
-  const code = await Promise.race([daemon.exited, sleep(30_000).then(() => 'timeout' as const)]);
-  if (code !== 0) throw new Error(`the daemon exited ${String(code)} on SIGTERM: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-  daemon = null;
+  const takeovers = KILLS > 0 ? await killAndRestart(startInstance, sim.url) : [];
+  for (const d of daemons) d.stop();
+  const codes = await Promise.race([Promise.all(daemons.map((d) => d.exited)), sleep(30_000).then(() => 'timeout' as const)]);
+  if (codes === 'timeout' || codes.some((c) => c !== 0)) throw new Error(`the daemons exited ${JSON.stringify(codes)} on SIGTERM: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+  daemons.splice(0);
   if (statements) {
     const placed = calls.length;
     const stats = JSON.parse(fs.readFileSync(statementsFile, 'utf8')) as StatementStat[];
@@ -255,8 +289,60 @@ try {
   reportFigure(BENCH, 'requests/min of the slowest account', Math.min(...perMinute), 'requests/min', atLeast(0.9 * PER_MINUTE, 'requests/min'), `median ${fmt(percentile(perMinute, 0.5), 1)}, max ${fmt(Math.max(...perMinute), 1)}; limit ${PER_MINUTE}`);
   reportFigure(BENCH, '429s (limiter refusals), all accounts', refusedWhole, '', atMost(0, ''), `whole run, warm-up included; ${tripsWhole} trips`);
   reportFigure(BENCH, 'slot utilization of the least used account', Math.min(...utilization), '', atLeast(UTILIZATION_GOAL, ''), `live calls (service record) ÷ ${SLOTS} slots; median ${fmt(percentile(utilization, 0.5), 3)}`);
+  if (spread) {
+    console.log(`  accounts held per instance at the end of the window: ${spread.join(', ')}`);
+    reportFigure(BENCH, 'accounts held by the busiest instance', Math.max(...spread), 'accounts', atMost(Math.ceil(ACCOUNTS / INSTANCES) + 1, 'accounts'), `${INSTANCES} instances hold ${spread.join(' / ')}`);
+  }
+  if (takeovers.length > 0) {
+    reportFigure(BENCH, "longest wait of a killed instance's account for its next call", Math.max(...takeovers) / 1000, 's', atMost(LEASE_SECONDS + 5, 's'), `worst of ${KILLS} SIGKILLs (each restarted at once): ${takeovers.map((t) => fmt(t / 1000, 1)).join(', ')} s; ha.lease_seconds ${LEASE_SECONDS}`);
+  }
   reportFigure(BENCH, 'daemon CPU', daemonCpu, 'cores', undefined, `(user + sys) ÷ wall over the window; simulator ${fmt(simCpu, 2)} cores`);
   reportFigure(BENCH, 'daemon RSS peak', peakRss, 'MB', atMost(400, 'MB'), `VmHWM, start-up and import included; median in the window ${fmt(mb(percentile(rssSamples, 0.5)), 0)} MB; JS heap at the end ${fmt(heapUsed, 0)} used / ${fmt(heapTotal, 0)} MB`);
 } finally {
   await cleanUp();
+}
+
+/** Accounts held per instance (account_leases, live leases), in the order of `daemons`. */
+async function accountSpread(): Promise<number[]> {
+  const store = await target.open();
+  try {
+    const holdings = await accountHoldings(store.db);
+    return daemons.map((d) => holdings.filter((h) => h.pid === d.pid).length);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * KILLS times: SIGKILL of a random instance, restarted at once; after KILL_GAP_SECONDS, the
+ * longest any account it held waited for its next call (simulator's record), in ms. A call
+ * the killed process had sent may still be created just after the kill: not a takeover.
+ */
+async function killAndRestart(startInstance: (i: number) => DaemonProcess, simUrl: string): Promise<number[]> {
+  const random = mulberry32(25);
+  const worst: number[] = [];
+  const store = await target.open();
+  try {
+    for (let k = 0; k < KILLS; k++) {
+      const i = Math.floor(random() * INSTANCES);
+      const victim = daemons[i]!;
+      const held = (await accountHoldings(store.db)).filter((h) => h.pid === victim.pid).map((h) => Number(h.account.slice('acct-'.length)));
+      const killedAt = Date.now();
+      victim.kill();
+      await victim.exited;
+      startInstance(i);
+      await sleep(KILL_GAP_SECONDS * 1000);
+      const calls = await serviceCalls(simUrl);
+      let longest = 0;
+      for (const account of held) {
+        const next = calls.filter((c) => accountOfNumber(c.phone_number) === account && c.placed_at_ms > killedAt + IN_FLIGHT_GRACE_MS).reduce((m, c) => Math.min(m, c.placed_at_ms), Number.POSITIVE_INFINITY);
+        longest = Math.max(longest, next - killedAt);
+      }
+      worst.push(longest);
+      console.log(`    kill ${k + 1}: instance ${i} (pid ${victim.pid}, ${held.length} accounts) → its accounts' next calls within ${fmt(longest / 1000, 1)} s; load ${loadAverage()}`);
+    }
+  } finally {
+    await store.close();
+  }
+  return worst;
 }

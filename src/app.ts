@@ -53,8 +53,13 @@ export interface AppOptions {
   webhookSecret: () => string | undefined;
   /** The value of a hook's or a pre-dial check's secret_env (default: the process environment). */
   hookSecret?: (envName: string) => string | undefined;
-  /** Run once the HTTP surface listens (its port, null without one) and before the engines start dialing. */
-  beforeDialing?: (httpPort: number | null) => Promise<void>;
+  /**
+   * Run once the HTTP surface listens (its port, null without one) and before the engines
+   * start dialing, for every account (`accounts` undefined). With several active instances
+   * (accounts on PostgreSQL) it runs instead for each account this instance takes, with
+   * `accounts` naming it, once it holds it: see `registersAtTake`.
+   */
+  beforeDialing?: (httpPort: number | null, accounts?: readonly string[]) => Promise<void>;
   version: string;
   pid?: number;
   /** Start the HTTP surface (default true). */
@@ -97,6 +102,8 @@ export interface App {
   engine: AccountEngines;
   metrics: Metrics;
   httpPort: number | null;
+  /** The accounts whose set-up this instance does (webhook.register): all (undefined), or, with several active instances, those it holds now. */
+  ownAccounts(): readonly string[] | undefined;
   /** Rereads campaign files, lead files and the suppression list (SIGHUP). */
   reload(config: LoadedConfig): Promise<void>;
   /** Graceful stop: no new claims, in-flight make_call given up to `graceMs`. Idempotent. */
@@ -330,7 +337,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // fail before it dials, or a supervisor restarting it would place calls on each try
     // whose webhooks nobody receives. And before the first call: the assistants learn where
     // to send their webhooks (webhook.register), or the first calls' outcomes come only by polling.
-    await opts.beforeDialing?.(httpServer?.port ?? null);
+    // With several active instances, each account's set-up is done by the instance that takes
+    // it, with that account's budget: a joining instance setting every account's assistants
+    // spent requests on the tokens other instances were dialing at their full rate, and the
+    // service refused their next make_call (429) each time an instance started.
+    const registersAtTake = perAccount;
+    if (!registersAtTake) await opts.beforeDialing?.(httpServer?.port ?? null);
     if (shared) {
       // The lease on a connection of its own: a long transaction on the engine's must not delay renewals.
       const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
@@ -351,6 +363,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
           handover: (account) => engine.handover(account),
         });
         leases = manager;
+        const unfollow = manager.held.onChange((change) => {
+          if (change.kind !== 'taken') return;
+          opts.beforeDialing?.(httpServer?.port ?? null, [change.account]).catch((err: unknown) => logger.warn({ account: change.account, err: String(err) }, 'set-up of a taken account failed'));
+        });
+        cleanups.push(async () => unfollow());
         // Runs before the one lease's release and the lease connection's close (last in,
         // first out): every account is handed over, so the others take them at their next round.
         cleanups.push(() => manager.stop());
@@ -464,6 +481,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       engine,
       metrics,
       httpPort: httpServer?.port ?? null,
+      ownAccounts: () => (perAccount ? held.list().map((h) => h.account) : undefined),
       async reload(config) {
         currentConfig = config;
         await withSetupLock(db, (conn) => syncConfig(conn, config, opts));

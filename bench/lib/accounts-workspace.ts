@@ -19,7 +19,10 @@ export interface AccountsWorkspaceOptions {
   leadsPerAccount: number;
   /** Each account's max_calls_in_parallel (and its one campaign's). */
   slots: number;
-  httpPort: number;
+  /** One daemon config per port (campaignd-0.yaml …): several active instances on PostgreSQL. */
+  httpPorts: readonly number[];
+  /** `webhook.public_url`: where the service posts webhooks (a load balancer before several instances); default each daemon's own address. */
+  publicUrl?: string;
   /** The simulator's URL. */
   baseUrl: string;
   /** `database:`: a SQLite file, or a postgres:// URL without its password. */
@@ -27,7 +30,8 @@ export interface AccountsWorkspaceOptions {
 }
 
 export interface AccountsWorkspace {
-  configPath: string;
+  /** One per instance, in the order of `httpPorts`. */
+  configPaths: string[];
   /** The daemon's environment: one token variable per account. */
   env: Record<string, string>;
 }
@@ -52,21 +56,26 @@ export function writeAccountsWorkspace(opts: AccountsWorkspaceOptions): Accounts
   fs.mkdirSync(path.join(opts.dir, 'campaigns'), { recursive: true });
   fs.mkdirSync(path.join(opts.dir, 'leads'), { recursive: true });
   const tokens = accountTokens(opts.accounts);
-  const yaml = [
-    'api:',
-    `  base_url: ${opts.baseUrl}`,
-    `database: ${opts.database}`,
-    'campaigns_dir: ./campaigns',
-    `http: { listen: "127.0.0.1:${opts.httpPort}" }`,
-    // Each account's assistant sends its post-call webhooks to this daemon, as a user sets it up.
-    'webhook: { register: true }',
-    'log: { level: info }',
-    'accounts:',
-    ...tokens.flatMap((_, i) => [`  - name: ${accountName(i)}`, `    token_env: ${tokenEnv(i)}`, `    max_calls_in_parallel: ${opts.slots}`]),
-    '',
-  ].join('\n');
-  const configPath = path.join(opts.dir, 'campaignd.yaml');
-  fs.writeFileSync(configPath, yaml);
+  const yaml = (httpPort: number): string =>
+    [
+      'api:',
+      `  base_url: ${opts.baseUrl}`,
+      `database: ${opts.database}`,
+      'campaigns_dir: ./campaigns',
+      `http: { listen: "127.0.0.1:${httpPort}" }`,
+      // Each account's assistant sends its post-call webhooks to this daemon (or the load
+      // balancer before the instances), as a user sets it up.
+      `webhook: { register: true${opts.publicUrl ? `, public_url: "${opts.publicUrl}"` : ''} }`,
+      'log: { level: info }',
+      'accounts:',
+      ...tokens.flatMap((_, i) => [`  - name: ${accountName(i)}`, `    token_env: ${tokenEnv(i)}`, `    max_calls_in_parallel: ${opts.slots}`]),
+      '',
+    ].join('\n');
+  const configPaths = opts.httpPorts.map((port, i) => {
+    const configPath = path.join(opts.dir, `campaignd-${i}.yaml`);
+    fs.writeFileSync(configPath, yaml(port));
+    return configPath;
+  });
   for (let i = 0; i < opts.accounts; i++) {
     const name = accountName(i);
     fs.writeFileSync(path.join(opts.dir, 'leads', `${name}.csv`), `phone_number\n${numbers(opts.leadsPerAccount, i * BLOCK).join('\n')}\n`);
@@ -88,5 +97,5 @@ export function writeAccountsWorkspace(opts: AccountsWorkspaceOptions): Accounts
     // JSON is YAML.
     fs.writeFileSync(path.join(opts.dir, 'campaigns', `${name}.yaml`), `${JSON.stringify(campaign, null, 2)}\n`);
   }
-  return { configPath, env: Object.fromEntries(tokens.map((t, i) => [tokenEnv(i), t])) };
+  return { configPaths, env: Object.fromEntries(tokens.map((t, i) => [tokenEnv(i), t])) };
 }

@@ -118,11 +118,12 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
     for (const c of clients.values()) await c.close();
   };
   // webhook.register: the assistants' webhook_url points here, before the first call and
-  // after each SIGHUP. Each account's assistants are set with its own token, the accounts at once.
-  const registerWebhookNow = async (current: LoadedConfig, httpPort: number | null): Promise<void> => {
+  // after each SIGHUP. Each account's assistants are set with its own token, the accounts at
+  // once; `only` names the accounts to set (several active instances: those this one holds).
+  const registerWebhookNow = async (current: LoadedConfig, httpPort: number | null, only?: readonly string[]): Promise<void> => {
     if (!current.daemon.webhook.register || httpPort === null) return;
     await Promise.all(
-      accounts.map(async (account) => {
+      accounts.filter((account) => only === undefined || only.includes(account.name)).map(async (account) => {
         const where = accounts.length > 1 ? { account: account.name } : {};
         if (!tokenOf(account.name)) {
           logger.warn(where, 'webhook.register: no usable API token, so no webhook is registered yet (it is after the token is fixed)');
@@ -133,6 +134,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       }),
     );
   };
+  let reloaded: LoadedConfig | null = null;
   let app;
   try {
     app = await startApp({
@@ -153,7 +155,8 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
         return { sent: sum((x) => x.sent), rateLimited: sum((x) => x.rateLimited), budgetWaitMs: sum((x) => x.waitedMs) };
       },
       accounts: accounts.map((a) => ({ name: a.name, client: engineClientFrom(clients.get(a.name)!), maxCallsInParallel: a.maxCallsInParallel })),
-      beforeDialing: (httpPort) => registerWebhookNow(config, httpPort),
+      // An account taken after a SIGHUP is set up by the file as reloaded.
+      beforeDialing: (httpPort, only) => registerWebhookNow(reloaded ?? config, httpPort, only),
       accountFacts: (name) => {
         const c = clients.get(name);
         if (!c) return undefined;
@@ -203,8 +206,9 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
           const fresh = await loadConfig(configPath, io.env, { cwd: io.cwd });
           for (const p of fresh.problems.filter((x) => x.severity === 'error')) logger.error({ file: p.file, line: p.line, field: p.field }, p.message);
           await app.reload(fresh);
+          reloaded = fresh;
           await app.engine.tokenChanged();
-          await registerWebhookNow(fresh, app.httpPort);
+          await registerWebhookNow(fresh, app.httpPort, app.ownAccounts());
           logger.info('reload done');
         } catch (err) {
           logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the previous configuration stays in force');

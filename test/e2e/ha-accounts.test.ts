@@ -38,13 +38,34 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
     const assistants = await Promise.all(TOKENS.map((t) => assistantOf(sim.url, t)));
     expect(new Set(assistants).size).toBe(ACCOUNTS.length);
     const accountOfAssistant = new Map(assistants.map((id, i) => [id, ACCOUNTS[i]!]));
-    const shared = await sharingWorkspace({ simUrl: sim.url, databaseUrl: database.url, accounts: ACCOUNTS, tokens: TOKENS, assistants, leadsPerAccount: LEADS, maxParallel: 4, leaseSeconds: LEASE_SECONDS, instances: 2 });
+    const shared = await sharingWorkspace({ simUrl: sim.url, databaseUrl: database.url, accounts: ACCOUNTS, tokens: TOKENS, assistants, leadsPerAccount: LEADS, maxParallel: 4, leaseSeconds: LEASE_SECONDS, instances: 2, webhookRegister: true });
     ws = shared.ws;
     const { workspace, env, accountsYaml, base, ports, configs } = shared;
     // Both at once, so the accounts are split from the start; webhooks all reach instance 0
     // (also those of the accounts instance 1 holds: recorded by a non-holder).
     const instances: Proc[] = await Promise.all(ports.map((port, i) => startDaemon({ ...workspace, configPath: configs[i]!, httpPort: port, httpUrl: `http://127.0.0.1:${port}` }, env, `instance-${i}`)));
-    // Every account's assistant posts its webhooks to instance 0 (each instance registered its own address at start).
+    // webhook.register: each instance sets the assistants of the accounts it takes, and only
+    // those (setting every account's at start spent requests on tokens another instance was
+    // dialing at their full rate). Wait for every account's, then check who set which.
+    const logged = (p: Proc, msg: string): Set<string> =>
+      new Set(
+        p
+          .stdout()
+          .split('\n')
+          .filter((l) => l.includes(`"msg":"${msg}"`))
+          .map((l) => (JSON.parse(l) as { account?: string }).account ?? ''),
+      );
+    const registeredBy = (p: Proc): Set<string> => logged(p, 'post-call webhook registered with the assistant');
+    await waitUntil(() => ACCOUNTS.every((a) => instances.some((p) => registeredBy(p).has(a))), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      message: () => `every account’s webhook registered by an instance that took it; registered: ${JSON.stringify(instances.map((p) => [...registeredBy(p)]))}; ${instances.map((p) => p.stdout().split('\n').filter((l) => /webhook|account taken/.test(l)).slice(-8).join('\n')).join('\n')}`,
+    });
+    for (const p of instances) {
+      const taken = logged(p, 'account taken: dialing it');
+      expect([...registeredBy(p)].filter((a) => !taken.has(a)), `instance ${p.child.pid} registered webhooks of accounts it never took`).toEqual([]);
+    }
+    // Then every account's assistant posts its webhooks to instance 0.
     for (const [i, token] of TOKENS.entries()) {
       const res = await fetch(`${sim.url}/api/user/assistant/${assistants[i]}`, {
         method: 'PUT',

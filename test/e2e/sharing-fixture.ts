@@ -36,6 +36,8 @@ export async function sharingWorkspace(opts: {
   leaseSeconds: number;
   /** Lines added under each account in `accounts:` (its rate_limit, say). */
   accountExtra?: readonly string[];
+  /** webhook.register: true (each instance sets the assistants of the accounts it takes to its own address). */
+  webhookRegister?: boolean;
   /** Instances to write a daemon file for: the first listens on the workspace's port, the others on free ones. */
   instances: number;
 }): Promise<SharingWorkspace> {
@@ -55,7 +57,8 @@ export async function sharingWorkspace(opts: {
   const env: Record<string, string> = { ...daemonEnv(null), CAMPAIGND_DATABASE: url.toString(), PGPASSWORD: password };
   accounts.forEach((name, i) => (env[`${name.toUpperCase()}_TOKEN`] = opts.tokens[i]!));
   const accountsYaml = ['accounts:', ...accounts.flatMap((name) => [`  - name: ${name}`, `    token_env: ${name.toUpperCase()}_TOKEN`, ...(opts.accountExtra ?? [])]), ''].join('\n');
-  const base = `${fs.readFileSync(workspace.configPath, 'utf8').replace(/^database: .*$/m, '')}ha:\n  lease_seconds: ${opts.leaseSeconds}\n${accountsYaml}`;
+  const register = opts.webhookRegister ? 'webhook:\n  register: true\n' : '';
+  const base = `${fs.readFileSync(workspace.configPath, 'utf8').replace(/^database: .*$/m, '')}${register}ha:\n  lease_seconds: ${opts.leaseSeconds}\n${accountsYaml}`;
   const ports = [workspace.httpPort, ...(await Promise.all(Array.from({ length: opts.instances - 1 }, () => freePort())))];
   const configs = ports.map((port, i) => {
     const configPath = path.join(workspace.dir, `campaignd-${i}.yaml`);
