@@ -16,6 +16,8 @@
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
+// `--small-only`: the small store's command figure alone (no big store, no in-process
+// figures); with BENCH_KEEP=1 its folder (store and config) is kept, to profile the command.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,7 @@ import { atMost, reportFigure } from './lib/figures.js';
 import { fmt, summary } from './lib/stats.js';
 
 const BUDGETS = process.argv.includes('--budgets');
+const SMALL_ONLY = process.argv.includes('--small-only');
 const BENCH = process.argv.includes('--variants') ? (BUDGETS ? 'status-variants-budgets' : 'status-variants') : 'status';
 const dialect = benchDialect();
 const campaignsArg = process.argv.indexOf('--campaigns');
@@ -56,15 +59,21 @@ try {
   await buildIfStale();
   await build(small, SMALL);
   commandFigure(small, SMALL, 200);
-  if (!reuse) await build(big, LEADS);
-  commandFigure(big, LEADS, 400);
-  await measure();
+  if (!SMALL_ONLY) await bigFigures();
 } finally {
   await small.drop();
   await big.drop();
-  if (dialect === 'sqlite') fs.rmSync(small.database, { force: true });
-  if ((process.env.BENCH_KEEP && dialect === 'sqlite') || reuse) console.log(`kept ${big.database}`);
+  const keep = (process.env.BENCH_KEEP && dialect === 'sqlite') || reuse;
+  if (dialect === 'sqlite' && !(SMALL_ONLY && keep)) fs.rmSync(small.database, { force: true });
+  if (keep) console.log(`kept ${SMALL_ONLY ? `${small.database} and its config in ${dir}` : big.database}`);
   else fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The big store's command figure and the in-process ones. */
+async function bigFigures(): Promise<void> {
+  if (!reuse) await build(big, LEADS);
+  commandFigure(big, LEADS, 400);
+  await measure();
 }
 
 /**
