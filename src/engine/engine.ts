@@ -192,7 +192,10 @@ export function createEngine(opts: EngineOptions) {
       if (!role.standby) await recover();
       await campaigns.refresh(true);
       await campaigns.refreshSuppressions();
-      await service.loadAssistants();
+      // A standby spends nothing on the token: the instance dialing it is at its full rate,
+      // and one more request there made the service refuse that instance's next make_call
+      // (429). The assistants are listed when the role is won (becomeActive).
+      if (!role.standby) await service.loadAssistants();
       control.start();
       if (!role.standby) startActive();
     },
@@ -211,6 +214,7 @@ export function createEngine(opts: EngineOptions) {
     async becomeActive(taken?: { account: string; fence: number }): Promise<void> {
       if (active || stopping) return;
       await recover(taken);
+      await service.loadAssistants();
       startActive();
     },
     /** Gives them up (the role was lost), as a graceful stop does; webhooks are still recorded. */
@@ -226,7 +230,7 @@ export function createEngine(opts: EngineOptions) {
     async reload(): Promise<void> {
       await campaigns.refresh(true);
       await campaigns.refreshSuppressions();
-      await service.loadAssistants();
+      if (active) await service.loadAssistants();
       wake();
       outcomes.urgent();
     },
@@ -241,6 +245,8 @@ export function createEngine(opts: EngineOptions) {
     webhookReceived,
     /** The token may work again (it was reread): probe it now. */
     async tokenChanged(): Promise<void> {
+      // A standby leaves the token to the instance dialing it (see start); it lists the assistants when it takes over.
+      if (!active) return;
       if (await service.probe()) wake();
     },
     status(): EngineStatus {

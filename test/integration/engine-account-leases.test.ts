@@ -38,7 +38,17 @@ describe('engine: an account dialed under its own lease', () => {
     const clock = systemClock;
     const sim: RunningSimulator = await startSimulator({ clock, networkClock: systemClock, tokens: [TOKEN], seed: 3, callIdInResponse: true, outcomes: { human: 1 }, callDurationSeconds: { min: 60, max: 60 } });
     closers.push(() => sim.close());
-    const client = createServiceClient({ baseUrl: sim.url, getToken: () => TOKEN, clock, logger: silentLogger(), serverTimezone: 'UTC', requestTimeoutMs: 10_000, rateLimit: { requestsPerMinute: 600, burst: 30, burstWindowSeconds: 10 } });
+    const requests: string[] = [];
+    const client = createServiceClient({
+      baseUrl: sim.url,
+      getToken: () => TOKEN,
+      clock,
+      logger: silentLogger(),
+      serverTimezone: 'UTC',
+      requestTimeoutMs: 10_000,
+      rateLimit: { requestsPerMinute: 600, burst: 30, burstWindowSeconds: 10 },
+      onRequest: (e) => requests.push(e.endpoint),
+    });
     closers.push(() => client.close());
     const store: DatabaseHandle = await openTestStore();
     closers.push(() => store.close());
@@ -66,16 +76,24 @@ describe('engine: an account dialed under its own lease', () => {
       webhooksEnabled: false,
     });
     closers.push(() => engines.stop(1_000));
+    requests.length = 0;
     await engines.start();
-    // Not held: the engine stands by (its dial loop does not even run).
+    await engines.tokenChanged();
+    // Not held: the engine stands by (its dial loop does not even run) and spends nothing on
+    // the token, which another instance may be dialing at its full rate.
     expect(engines.account('acme')!.isActive()).toBe(false);
     expect(sim.state.calls.size).toBe(0);
+    expect(requests).toEqual([]);
 
     // Taken (by the database's clock, so the PostgreSQL trigger lets the claims in): dialed under its fence.
     const fence = (await acquireAccountLease(db, { account: 'acme', holder: 'me', leaseMs: 600_000 }))!;
     held.take('acme', fence, clock.now() + 600_000);
     await waitUntil(async () => sim.state.calls.size === 3, { timeoutMs: 15_000, message: 'the three leads called' });
     expect(engines.account('acme')!.isActive()).toBe(true);
+    // Taken: the assistants are listed (their maximum durations) before the first call.
+    await waitUntil(() => requests.filter((r) => r === 'make_call').length === 3, { timeoutMs: 5_000, message: 'the three make_call answers' });
+    expect(requests.indexOf('list_assistants'), requests.join()).toBeGreaterThanOrEqual(0);
+    expect(requests.indexOf('list_assistants'), requests.join()).toBeLessThan(requests.indexOf('make_call'));
     const attempts = await db.selectFrom('attempts').select(['fence_account', 'fence_token']).execute();
     expect(attempts).toEqual(Array.from({ length: 3 }, () => ({ fence_account: 'acme', fence_token: fence })));
 
