@@ -11,7 +11,7 @@ import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js'
 import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
-import { createAccountLeaseManager, type AccountLeaseManager } from './ha/account-lease-manager.js';
+import { createAccountLeaseManager, type AccountBudgets, type AccountLeaseManager } from './ha/account-lease-manager.js';
 import { storeAccountLeasePort } from './ha/account-lease-port.js';
 import { createHeldAccounts, type HeldAccounts } from './ha/held-accounts.js';
 import { liveLeaseInstances } from './store/account-leases.js';
@@ -60,6 +60,8 @@ export interface AppOptions {
    * `accounts` naming it, once it holds it: see `registersAtTake`.
    */
   beforeDialing?: (httpPort: number | null, accounts?: readonly string[]) => Promise<void>;
+  /** Several active instances: each account's request budget, handed over with the account. */
+  accountBudgets?: AccountBudgets;
   version: string;
   pid?: number;
   /** Start the HTTP surface (default true). */
@@ -361,6 +363,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
             return engine.accounts().map((a) => a.name).filter((name) => inFile.has(name));
           },
           handover: (account) => engine.handover(account),
+          ...(opts.accountBudgets ? { budgets: opts.accountBudgets } : {}),
         });
         leases = manager;
         const unfollow = manager.held.onChange((change) => {

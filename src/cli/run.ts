@@ -156,6 +156,10 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       },
       accounts: accounts.map((a) => ({ name: a.name, client: engineClientFrom(clients.get(a.name)!), maxCallsInParallel: a.maxCallsInParallel })),
       // An account taken after a SIGHUP is set up by the file as reloaded.
+      accountBudgets: {
+        ages: (name) => clients.get(name)?.budget.recentAges() ?? [],
+        seed: (name, ages) => clients.get(name)?.budget.seed(ages),
+      },
       beforeDialing: (httpPort, only) => registerWebhookNow(reloaded ?? config, httpPort, only),
       accountFacts: (name) => {
         const c = clients.get(name);

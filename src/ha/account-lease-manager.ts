@@ -36,6 +36,23 @@ export interface AccountLeasePort {
   release(account: string, fence: number): Promise<boolean>;
   /** Leaves at a clean stop, after every account was released. */
   leave(): Promise<void>;
+  /** Writes the requests of the last minute of accounts held under these fences (ages in ms), for the next holder. */
+  saveRequests?(entries: { account: string; fence: number; ages: number[] }[]): Promise<void>;
+  /** The requests the account's previous holders last wrote, as ages in ms now. */
+  readRequests?(account: string): Promise<number[]>;
+}
+
+/**
+ * Each account's request budget, handed from holder to holder: the service counts an
+ * account's requests whoever sent them, so a taker whose budget started empty would spend
+ * the burst the previous holder had just spent, and get 429s (each trip of the live limiter
+ * costs the account a minute of dialing).
+ */
+export interface AccountBudgets {
+  /** The account's requests of the last minute, as ages in ms. */
+  ages(account: string): number[];
+  /** Counts the previous holders' requests (ages in ms) before this instance dials the account. */
+  seed(account: string, ages: readonly number[]): void;
 }
 
 export interface AccountLeaseManagerOptions {
@@ -55,6 +72,8 @@ export interface AccountLeaseManagerOptions {
    * it as unknown.
    */
   handoverGraceMs?: number;
+  /** The budgets handed over with the accounts (none: each budget starts from what it saw itself). */
+  budgets?: AccountBudgets;
   /** Accounts given up per round at most (default: the balancer's, a third of the fair share). */
   maxReleasesPerRound?: number;
 }
@@ -103,6 +122,14 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
       if (renewed.has(account)) held.extend(account, asked + leaseMs - margin);
       else lose(account, 'another instance holds the lease');
     }
+    // Written at every renewal, so that a taker after a crash knows all but the last round's.
+    await saveRequests(mine.filter((l) => renewed.has(l.account)));
+  }
+
+  async function saveRequests(leases: readonly { account: string; fence: number }[]): Promise<void> {
+    const budgets = opts.budgets;
+    if (!budgets || !port.saveRequests || leases.length === 0) return;
+    await port.saveRequests(leases.map((l) => ({ ...l, ages: budgets.ages(l.account) })));
   }
 
   function handOver(account: string): void {
@@ -126,6 +153,7 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
     // Lost meanwhile (expired, refused): nothing of ours to release.
     if (!held.drop(account, 'released', entry)) return;
     try {
+      await saveRequests([{ account, fence: entry.fence }]);
       await port.release(account, entry.fence);
     } catch (err) {
       log.warn({ account, err: errText(err) }, 'handover: could not release the lease; it is taken when it expires');
@@ -155,6 +183,8 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
         if (stopped || won >= plan.room) break;
         const fence = await port.acquire(account);
         if (fence === null) continue; // another instance was first
+        // Before it counts as held, so that its first make_call already counts them.
+        if (opts.budgets && port.readRequests) opts.budgets.seed(account, await port.readRequests(account));
         won++;
         held.take(account, fence, asked + leaseMs - margin);
         log.info({ account, fence }, 'account taken: dialing it');

@@ -5,8 +5,10 @@ import {
   leaveLeaseInstances,
   liveLeaseInstances,
   readAccountLeases,
+  readAccountRequests,
   releaseAccountLease,
   renewAccountLeases,
+  saveAccountRequests,
 } from '../store/account-leases.js';
 import type { Database } from '../store/types.js';
 import type { AccountLeasePort } from './account-lease-manager.js';
@@ -33,5 +35,7 @@ export function storeAccountLeasePort(db: Kysely<Database>, opts: { instanceId: 
     renew: (leases) => renewAccountLeases(db, { holder, leases, leaseMs, at: at() }),
     release: (account, fence) => releaseAccountLease(db, { account, holder, fence }),
     leave: () => leaveLeaseInstances(db, holder),
+    saveRequests: (entries) => saveAccountRequests(db, { holder, entries, at: at() }),
+    readRequests: (account) => readAccountRequests(db, account, at()),
   };
 }

@@ -97,6 +97,17 @@ export interface RateBudget {
    * reader may spend without delaying dialing.
    */
   headroom(): number;
+  /**
+   * The requests the minute window counts now, as ages in ms (0 for one in flight): what
+   * another budget for the same account needs to go on from here (`seed`).
+   */
+  recentAges(): number[];
+  /**
+   * Counts requests another client sent on the same account (several active instances: the
+   * account's previous holder), given as ages in ms, as if settled here that long ago: the
+   * service counted them, so they take their place in both windows.
+   */
+  seed(ages: readonly number[]): void;
   /** Counters for metrics and tests. */
   stats(): RateBudgetStats;
   /** Rejects every waiter and stops the timer. */
@@ -326,6 +337,21 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     },
     headroom() {
       return Math.max(0, room(clock.now()) - queues.call.length);
+    },
+    recentAges() {
+      const now = clock.now();
+      forget(now);
+      const settled = ends.slice(firstIn(minuteSpan, now)).map((end) => Math.max(0, now - end));
+      return [...Array.from(inFlight, () => 0), ...settled.reverse()];
+    },
+    seed(ages) {
+      const now = clock.now();
+      const added = ages.filter((a) => Number.isFinite(a) && a >= 0 && a < keepSpan).map((a) => now - a);
+      if (added.length === 0) return;
+      // The windows read `ends` in order: merge, then sort what is still counted.
+      ends = [...ends.slice(head), ...added].sort((a, b) => a - b);
+      head = 0;
+      replan();
     },
     stats() {
       const now = clock.now();

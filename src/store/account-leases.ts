@@ -112,6 +112,53 @@ export async function releaseAccountLease(db: Kysely<Database>, release: { accou
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Writes what `holder` has sent on each of these accounts in the last minute (ages in ms, as
+ * its budgets count them), for whoever takes them next: at each renewal and before a
+ * handover's release. Only rows it still holds under the given fences; one statement.
+ */
+export async function saveAccountRequests(
+  db: Kysely<Database>,
+  save: { holder: string; entries: readonly { account: string; fence: number; ages: readonly number[] }[]; at?: LeaseAt },
+): Promise<void> {
+  if (save.entries.length === 0) return;
+  const now = nowMs(db, save.at);
+  const json = sql<string>`case ${sql.join(
+    save.entries.map((e) => sql`when account = ${e.account} then ${JSON.stringify(e.ages.map((a) => Math.round(a)))}`),
+    sql` `,
+  )} end`;
+  await db
+    .updateTable('account_leases')
+    .set({ recent_requests: json, recent_requests_at: now })
+    .where('holder', '=', save.holder)
+    .where((eb) => eb.or(save.entries.map((e) => eb.and([eb('account', '=', e.account), eb('fence', '=', e.fence)]))))
+    .execute();
+}
+
+/**
+ * The requests the account's previous holders last wrote (saveAccountRequests), as ages in
+ * ms now by the database's clock (so two instances' clocks need not agree); [] when none
+ * were written, or what was written cannot be read.
+ */
+export async function readAccountRequests(db: Kysely<Database>, account: string, at?: LeaseAt): Promise<number[]> {
+  const now = nowMs(db, at);
+  const row = await db
+    .selectFrom('account_leases')
+    .select(['recent_requests', sql<number | string | null>`${now} - recent_requests_at`.as('elapsed')])
+    .where('account', '=', account)
+    .executeTakeFirst();
+  if (!row?.recent_requests) return [];
+  let ages: unknown;
+  try {
+    ages = JSON.parse(row.recent_requests);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(ages)) return [];
+  const elapsed = Math.max(0, Number(row.elapsed ?? 0)) || 0;
+  return ages.filter((a): a is number => typeof a === 'number' && Number.isFinite(a) && a >= 0).map((a) => a + elapsed);
+}
+
 /** Every account's lease, by account name. */
 export async function readAccountLeases(db: Kysely<Database>, at?: LeaseAt): Promise<AccountLease[]> {
   const now = nowMs(db, at);

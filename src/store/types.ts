@@ -301,6 +301,9 @@ export interface AccountLeasesTable {
   /** Epoch ms by the clock leases are judged with (the database's). */
   expires_at: number;
   taken_at: number;
+  /** Migration 0030: the holder's requests of the last minute, as ages in ms (JSON), written at `recent_requests_at` (the database's clock). */
+  recent_requests: string | null;
+  recent_requests_at: number | null;
 }
 
 /** An instance taking part in sharing the accounts, renewed with its leases (migration 0023). */

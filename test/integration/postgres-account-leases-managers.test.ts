@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountLeaseManager, type AccountLeaseManager, type AccountLeasePort } from '../../src/ha/account-lease-manager.js';
 import { storeAccountLeasePort } from '../../src/ha/account-lease-port.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { createRateBudget, type RateBudget } from '../../src/service/rate-budget.js';
 import { claimAttempts } from '../../src/store/attempts.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { FENCED_SQLSTATE, fencedAccount } from '../../src/store/fencing.js';
@@ -40,6 +41,14 @@ interface Instance {
   handovers: string[];
   /** The engine's wait for make_call requests never ends (a request that never answers). */
   hangHandovers: boolean;
+  /** Each account's request budget in this instance (created on first use). */
+  budgets: Map<string, RateBudget>;
+}
+
+function budgetOf(inst: Instance, account: string): RateBudget {
+  let b = inst.budgets.get(account);
+  if (!b) inst.budgets.set(account, (b = createRateBudget({ clock, requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10, marginMs: 0 })));
+  return b;
 }
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -87,6 +96,8 @@ function faulty(inst: () => Instance, port: AccountLeasePort): AccountLeasePort 
     renew: guard(port.renew),
     release: guard(port.release),
     leave: guard(port.leave),
+    ...(port.saveRequests ? { saveRequests: guard(port.saveRequests) } : {}),
+    ...(port.readRequests ? { readRequests: guard(port.readRequests) } : {}),
   };
 }
 
@@ -94,7 +105,7 @@ function startInstance(id: string): Instance {
   const store = openPostgres(database.url);
   let thaw = (): void => undefined;
   const thawed = new Promise<void>((resolve) => (thaw = resolve));
-  const inst: Instance = { id, store, manager: null as unknown as AccountLeaseManager, fault: 'none', thawed, thaw, handovers: [], hangHandovers: false };
+  const inst: Instance = { id, store, manager: null as unknown as AccountLeaseManager, fault: 'none', thawed, thaw, handovers: [], hangHandovers: false, budgets: new Map() };
   const port = faulty(() => inst, storeAccountLeasePort(store.db, { instanceId: id, leaseMs: LEASE_MS, at: () => clock.now() }));
   inst.manager = createAccountLeaseManager({
     port,
@@ -103,6 +114,7 @@ function startInstance(id: string): Instance {
     clock,
     logger: silentLogger(),
     accounts: () => ACCOUNTS,
+    budgets: { ages: (account) => budgetOf(inst, account).recentAges(), seed: (account, ages) => budgetOf(inst, account).seed(ages) },
     handover: async (account) => {
       // The engine would await the account's make_call requests here: nobody else may hold it yet.
       if (holdersOf(account).length > 0) violations.push(`${id} hands ${account} over while ${holdersOf(account).join(', ')} holds it`);
@@ -203,6 +215,41 @@ describe('account lease managers on PostgreSQL', () => {
     // Every move was a handover, and no account waited longer than a takeover for its new holder.
     expect(a.handovers.length + b.handovers.length).toBe(c.manager.held.list().length);
     expect(longestGap).toBeLessThanOrEqual(LEASE_MS + 5_000);
+  });
+
+  it("hand each account's recent requests to its next holder, by handover and after a death", async () => {
+    const [a, b] = ['a', 'b'].map(startInstance) as [Instance, Instance];
+    await run(2 * LEASE_MS);
+    // Every account spends its burst now, on whichever instance holds it.
+    const spend = async (): Promise<void> => {
+      for (const account of ACCOUNTS) {
+        const holder = instances.find((i) => i.fault === 'none' && i.manager.held.holds(account))!;
+        for (let n = 0; n < 20; n++) await budgetOf(holder, account).acquire('call');
+      }
+    };
+    await spend();
+    const before = new Map(ACCOUNTS.map((acc) => [acc, instances.find((i) => i.manager.held.holds(acc))!.id]));
+    const c = startInstance('c');
+    await run(2 * LEASE_MS, () => c.manager.held.list().length >= 2);
+    const moved = c.manager.held.list().map((h) => h.account);
+    expect(moved.length).toBeGreaterThan(0);
+    // A joiner's budget starts from what the previous holder sent (within the minute), not from nothing.
+    for (const account of moved) expect(budgetOf(c, account).recentAges().length, `${account} from ${before.get(account)}`).toBe(20);
+
+    // A death: what it sent before its last renewal reaches the taker.
+    await run(3 * LEASE_MS);
+    for (const inst of instances) for (const b of inst.budgets.values()) b.close();
+    for (const inst of instances) inst.budgets.clear();
+    await spend();
+    await run(LEASE_MS / 3 + 2 * STEP_MS);
+    const victim = [a, b].find((i) => i.manager.held.list().length > 0)!;
+    const lostAccounts = victim.manager.held.list().map((h) => h.account);
+    victim.fault = 'dead';
+    await run(LEASE_MS + 5_000, () => lostAccounts.every((acc) => holdersOf(acc).some((h) => h !== victim.id)));
+    for (const account of lostAccounts) {
+      const taker = instances.find((i) => i !== victim && i.manager.held.holds(account))!;
+      expect(budgetOf(taker, account).recentAges().length, `${account} taken by ${taker.id}`).toBe(20);
+    }
   });
 
   it('release an account after the handover grace when a make_call request never answers, so the joiner still gets it in time', async () => {

@@ -2,7 +2,7 @@
 // table and the functions are the same): taking, renewing, handing over, judged by a given
 // instant or by the database's own clock.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { accountHoldings, acquireAccountLease, readAccountLeases, releaseAccountLease, renewAccountLeases } from '../../src/store/account-leases.js';
+import { accountHoldings, acquireAccountLease, readAccountLeases, readAccountRequests, releaseAccountLease, renewAccountLeases, saveAccountRequests } from '../../src/store/account-leases.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../migrations/index.js';
@@ -33,6 +33,27 @@ describe('account leases in the store', () => {
     expect(await releaseAccountLease(db, { account: 'acme', holder: 'B', fence: 2 })).toBe(true);
     expect(await acquireAccountLease(db, { account: 'acme', holder: 'A', leaseMs: 1_000, at: 6_901 })).toBe(3);
     expect(await readAccountLeases(db, 7_000)).toEqual([{ account: 'acme', holder: 'A', fence: 3, expires_at: 7_901, taken_at: 6_901, live: true, remaining_ms: 901 }]);
+  });
+
+  it("hand the holder's recent requests to the next holder, aged by the database's clock", async () => {
+    const db = store.db;
+    expect(await readAccountRequests(db, 'acme', 1_000)).toEqual([]);
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'A', leaseMs: 10_000, at: 1_000 })).toBe(1);
+    expect(await acquireAccountLease(db, { account: 'globex', holder: 'A', leaseMs: 10_000, at: 1_000 })).toBe(1);
+    await saveAccountRequests(db, { holder: 'A', entries: [{ account: 'acme', fence: 1, ages: [0, 250.4, 9_000] }, { account: 'globex', fence: 1, ages: [] }], at: 4_000 });
+    // Neither another holder nor an old fence writes over them.
+    await saveAccountRequests(db, { holder: 'B', entries: [{ account: 'acme', fence: 1, ages: [1] }], at: 4_500 });
+    await saveAccountRequests(db, { holder: 'A', entries: [{ account: 'acme', fence: 0, ages: [2] }], at: 4_500 });
+    expect(await releaseAccountLease(db, { account: 'acme', holder: 'A', fence: 1 })).toBe(true);
+    // The taker reads them 1.5 s later: each request 1.5 s older.
+    expect(await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 10_000, at: 5_500 })).toBe(2);
+    expect(await readAccountRequests(db, 'acme', 5_500)).toEqual([1_500, 1_750, 10_500]);
+    expect(await readAccountRequests(db, 'globex', 5_500)).toEqual([]);
+    // By the database's own clock: written now, read now.
+    await saveAccountRequests(db, { holder: 'B', entries: [{ account: 'acme', fence: 2, ages: [100] }] });
+    const [age] = await readAccountRequests(db, 'acme');
+    expect(age).toBeGreaterThanOrEqual(100);
+    expect(age).toBeLessThan(5_000);
   });
 
   it("judge expiry by the database's own clock when no instant is given", async () => {

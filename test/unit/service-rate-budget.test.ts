@@ -234,6 +234,49 @@ describe('rate budget: headers tighten, never loosen', () => {
   });
 });
 
+describe('rate budget: handed from one holder to the next (several active instances)', () => {
+  it('a second budget seeded with the first one\'s recent requests keeps both windows for the two together', async () => {
+    const clock = new ManualClock(0);
+    const opts = { clock, requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10, marginMs: 0 };
+    const first = createRateBudget(opts);
+    // The first holder spends its burst over 5 s, and keeps one request in flight.
+    for (let i = 0; i < 19; i++) {
+      await first.acquire('call');
+      await clock.advance(250);
+    }
+    const open = await first.acquireGrant('call');
+    expect(first.recentAges()).toHaveLength(20);
+    expect(first.recentAges()[0]).toBe(0); // the one in flight counts as sent now
+    expect(Math.max(...first.recentAges())).toBe(18 * 250 + 250);
+    first.settle(open.seq);
+
+    const next = createRateBudget(opts);
+    next.seed(first.recentAges());
+    // Nothing more may start until the oldest of the first holder's requests leaves the burst window.
+    const { grants } = startMany(next, clock, 2, 'call');
+    await clock.advance(0);
+    expect(grants).toEqual([]);
+    await clock.advance(10_000 - 4_750 - 1);
+    expect(grants).toEqual([]);
+    await clock.advance(1);
+    expect(grants).toEqual([10_000]);
+    // Unseeded, the same budget would have let the whole burst go at once (the service would refuse them).
+    const fresh = createRateBudget(opts);
+    expect(fresh.headroom()).toBe(20);
+  });
+
+  it('takes requests older than the windows, and nonsense, as nothing', () => {
+    const clock = new ManualClock(100_000);
+    const budget = createRateBudget({ clock, requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10, marginMs: 0 });
+    budget.seed([60_000, 120_000, -5, Number.NaN, Number.POSITIVE_INFINITY]);
+    expect(budget.headroom()).toBe(20);
+    expect(budget.recentAges()).toEqual([]);
+    budget.seed([59_999, 9_999]);
+    expect(budget.headroom()).toBe(19);
+    expect(budget.recentAges()).toEqual([9_999, 59_999]);
+  });
+});
+
 describe('rate budget: property', () => {
   it('in ANY burst window starts (and arrivals) ≤ burst and in ANY 60 s ≤ perMinute, across latency, 429 pauses and header tightening', async () => {
     // A request reaches the service somewhere between its grant and its answer (`latency`
