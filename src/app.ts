@@ -181,7 +181,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
       }
     }
 
-    await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts));
+    // Several active instances sync the same files: the assistants are listed only when needed (sync-config.ts).
+    const listAssistants = perAccount ? 'when-needed' : 'always';
+    await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants));
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
     const secretOf = opts.hookSecret ?? ((name: string) => process.env[name]);
     const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: secretOf, sending: !shared });
@@ -487,7 +489,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       ownAccounts: () => (perAccount ? held.list().map((h) => h.account) : undefined),
       async reload(config) {
         currentConfig = config;
-        await withSetupLock(db, (conn) => syncConfig(conn, config, opts));
+        await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants));
         await hooks.reload(config.daemon);
         await engine.reload();
         await beat();
@@ -512,7 +514,7 @@ function requestsOf(counters: ApiCounters | undefined): DaemonAccount['requests'
   return { sent: counters?.sent ?? 0, rateLimited: counters?.rateLimited ?? 0 };
 }
 
-async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions): Promise<void> {
+async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions, listAssistants: 'always' | 'when-needed'): Promise<void> {
   const now = opts.clock.now();
   const lanes = opts.accounts;
   const accountNames = lanes?.map((a) => ({ name: a.name })) ?? [];
@@ -520,6 +522,7 @@ async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppO
     now,
     client: opts.client,
     logger: opts.logger,
+    listAssistants,
     // Several accounts: a campaign's assistant is checked with its own account's token.
     ...(lanes && lanes.length > 1 ? { clientOf: (cfg) => lanes.find((a) => a.name === campaignAccount(cfg, accountNames))?.client ?? opts.client } : {}),
   });

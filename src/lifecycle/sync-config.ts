@@ -25,7 +25,19 @@ interface SyncDeps {
 export async function syncCampaigns(
   db: Kysely<Database>,
   config: LoadedConfig,
-  deps: SyncDeps & { client: EngineClient; /** Several accounts: the client of the campaign's account (its assistants are its own). */ clientOf?: (cfg: CampaignConfig) => EngineClient },
+  deps: SyncDeps & {
+    client: EngineClient;
+    /** Several accounts: the client of the campaign's account (its assistants are its own). */
+    clientOf?: (cfg: CampaignConfig) => EngineClient;
+    /**
+     * 'when-needed' (several active instances): the assistants are listed only for a campaign
+     * that is new, names another assistant, has no zone yet or had a problem. Every instance
+     * syncs the same files at start and on SIGHUP, and listing an account's assistants spends
+     * a request on a token another instance may be dialing at its full rate (a 429 there).
+     * Default 'always'.
+     */
+    listAssistants?: 'always' | 'when-needed';
+  },
 ): Promise<void> {
   const { now, logger } = deps;
   type Assistants = Awaited<ReturnType<EngineClient['assistants']>>;
@@ -47,7 +59,13 @@ export async function syncCampaigns(
   for (const cfg of config.campaigns) {
     seen.add(cfg.name);
     const existing = await getCampaignByName(db, cfg.name);
-    const assistants = await assistantsOf(cfg);
+    const known =
+      deps.listAssistants === 'when-needed' &&
+      existing !== undefined &&
+      Number(existing.assistant_id) === cfg.assistantId &&
+      existing.problem === null &&
+      (cfg.timezone ?? existing.timezone) !== null;
+    const assistants = known ? null : await assistantsOf(cfg);
     const assistant = assistants?.find((a) => a.id === cfg.assistantId);
     const timezone = cfg.timezone ?? assistant?.timezone ?? existing?.timezone ?? null;
     const row = await upsertCampaign(db, cfg, { timezone }, now);

@@ -103,9 +103,11 @@ export interface RateBudget {
    */
   recentAges(): number[];
   /**
-   * Counts requests another client sent on the same account (several active instances: the
-   * account's previous holder), given as ages in ms, as if settled here that long ago: the
-   * service counted them, so they take their place in both windows.
+   * Takes the record of the account's requests from its previous holder (several active
+   * instances), as ages in ms, as if settled here that long ago: the service counted them,
+   * so they take their place in both windows. It replaces what this budget had settled: the
+   * record includes what this instance sent on the account before it handed it on (the
+   * holder after it started from that), and counting those twice would hold it back.
    */
   seed(ages: readonly number[]): void;
   /** Counters for metrics and tests. */
@@ -346,10 +348,11 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     },
     seed(ages) {
       const now = clock.now();
-      const added = ages.filter((a) => Number.isFinite(a) && a >= 0 && a < keepSpan).map((a) => now - a);
-      if (added.length === 0) return;
-      // The windows read `ends` in order: merge, then sort what is still counted.
-      ends = [...ends.slice(head), ...added].sort((a, b) => a - b);
+      // The windows read `ends` in order.
+      ends = ages
+        .filter((a) => Number.isFinite(a) && a >= 0 && a < keepSpan)
+        .map((a) => now - a)
+        .sort((a, b) => a - b);
       head = 0;
       replan();
     },

@@ -275,6 +275,21 @@ describe('rate budget: handed from one holder to the next (several active instan
     expect(budget.headroom()).toBe(19);
     expect(budget.recentAges()).toEqual([9_999, 59_999]);
   });
+
+  it('replaces what it had settled: an account back from another holder is not counted twice', async () => {
+    const clock = new ManualClock(0);
+    const opts = { clock, requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10, marginMs: 0 };
+    const a = createRateBudget(opts);
+    for (let i = 0; i < 10; i++) await a.acquire('call');
+    // A hands the account to B, which sends 5 more, and hands it back.
+    const b = createRateBudget(opts);
+    b.seed(a.recentAges());
+    await clock.advance(1_000);
+    for (let i = 0; i < 5; i++) await b.acquire('call');
+    a.seed(b.recentAges());
+    expect(a.recentAges()).toHaveLength(15);
+    expect(a.headroom()).toBe(5);
+  });
 });
 
 describe('rate budget: property', () => {
