@@ -159,6 +159,7 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
       accountBudgets: {
         ages: (name) => clients.get(name)?.budget.recentAges() ?? [],
         seed: (name, ages) => clients.get(name)?.budget.seed(ages),
+        handedOn: (name) => clients.get(name)?.budget.forgetSettled(),
       },
       beforeDialing: (httpPort, only) => registerWebhookNow(reloaded ?? config, httpPort, only),
       accountFacts: (name) => {

@@ -53,6 +53,8 @@ export interface AccountBudgets {
   ages(account: string): number[];
   /** Counts the previous holders' requests (ages in ms) before this instance dials the account. */
   seed(account: string, ages: readonly number[]): void;
+  /** The account was handed on with its record: its budget forgets what the record holds. */
+  handedOn(account: string): void;
 }
 
 export interface AccountLeaseManagerOptions {
@@ -154,7 +156,7 @@ export function createAccountLeaseManager(opts: AccountLeaseManagerOptions): Acc
     if (!held.drop(account, 'released', entry)) return;
     try {
       await saveRequests([{ account, fence: entry.fence }]);
-      await port.release(account, entry.fence);
+      if ((await port.release(account, entry.fence)) && opts.budgets && port.saveRequests) opts.budgets.handedOn(account);
     } catch (err) {
       log.warn({ account, err: errText(err) }, 'handover: could not release the lease; it is taken when it expires');
     }

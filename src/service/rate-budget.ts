@@ -103,13 +103,16 @@ export interface RateBudget {
    */
   recentAges(): number[];
   /**
-   * Takes the record of the account's requests from its previous holder (several active
-   * instances), as ages in ms, as if settled here that long ago: the service counted them,
-   * so they take their place in both windows. It replaces what this budget had settled: the
-   * record includes what this instance sent on the account before it handed it on (the
-   * holder after it started from that), and counting those twice would hold it back.
+   * Counts the account's requests its previous holder sent (several active instances), as
+   * ages in ms, as if settled here that long ago: the service counted them, so they take
+   * their place in both windows.
    */
   seed(ages: readonly number[]): void;
+  /**
+   * Forgets the settled requests: the account was handed on with their record, which the
+   * next holder counts (and hands back with its own), so keeping them would count them twice.
+   */
+  forgetSettled(): void;
   /** Counters for metrics and tests. */
   stats(): RateBudgetStats;
   /** Rejects every waiter and stops the timer. */
@@ -348,11 +351,15 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     },
     seed(ages) {
       const now = clock.now();
-      // The windows read `ends` in order.
-      ends = ages
-        .filter((a) => Number.isFinite(a) && a >= 0 && a < keepSpan)
-        .map((a) => now - a)
-        .sort((a, b) => a - b);
+      const added = ages.filter((a) => Number.isFinite(a) && a >= 0 && a < keepSpan).map((a) => now - a);
+      if (added.length === 0) return;
+      // The windows read `ends` in order: merge, then sort what is still counted.
+      ends = [...ends.slice(head), ...added].sort((a, b) => a - b);
+      head = 0;
+      replan();
+    },
+    forgetSettled() {
+      ends = [];
       head = 0;
       replan();
     },

@@ -114,7 +114,11 @@ function startInstance(id: string): Instance {
     clock,
     logger: silentLogger(),
     accounts: () => ACCOUNTS,
-    budgets: { ages: (account) => budgetOf(inst, account).recentAges(), seed: (account, ages) => budgetOf(inst, account).seed(ages) },
+    budgets: {
+      ages: (account) => budgetOf(inst, account).recentAges(),
+      seed: (account, ages) => budgetOf(inst, account).seed(ages),
+      handedOn: (account) => budgetOf(inst, account).forgetSettled(),
+    },
     handover: async (account) => {
       // The engine would await the account's make_call requests here: nobody else may hold it yet.
       if (holdersOf(account).length > 0) violations.push(`${id} hands ${account} over while ${holdersOf(account).join(', ')} holds it`);
@@ -235,6 +239,8 @@ describe('account lease managers on PostgreSQL', () => {
     expect(moved.length).toBeGreaterThan(0);
     // A joiner's budget starts from what the previous holder sent (within the minute), not from nothing.
     for (const account of moved) expect(budgetOf(c, account).recentAges().length, `${account} from ${before.get(account)}`).toBe(20);
+    // ...and the one that handed it on forgets them (handed back, they are not counted twice).
+    for (const account of moved) expect(budgetOf(instances.find((i) => i.id === before.get(account))!, account).recentAges()).toEqual([]);
 
     // A death: what it sent before its last renewal reaches the taker.
     await run(3 * LEASE_MS);

@@ -276,17 +276,24 @@ describe('rate budget: handed from one holder to the next (several active instan
     expect(budget.recentAges()).toEqual([9_999, 59_999]);
   });
 
-  it('replaces what it had settled: an account back from another holder is not counted twice', async () => {
+  it('adds to what it counted itself; an account handed on and back is not counted twice', async () => {
     const clock = new ManualClock(0);
     const opts = { clock, requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10, marginMs: 0 };
     const a = createRateBudget(opts);
-    for (let i = 0; i < 10; i++) await a.acquire('call');
-    // A hands the account to B, which sends 5 more, and hands it back.
+    // Before it takes the account, A read its assistants once (the campaign sync): still counted after the seed.
+    await a.acquire('read');
+    a.seed([500, 700]);
+    expect(a.recentAges()).toHaveLength(3);
+    for (let i = 0; i < 7; i++) await a.acquire('call');
+    // A hands the account to B (with its record) and forgets it; B sends 5 more and hands it back.
     const b = createRateBudget(opts);
     b.seed(a.recentAges());
+    a.forgetSettled();
+    expect(a.recentAges()).toEqual([]);
     await clock.advance(1_000);
     for (let i = 0; i < 5; i++) await b.acquire('call');
     a.seed(b.recentAges());
+    b.forgetSettled();
     expect(a.recentAges()).toHaveLength(15);
     expect(a.headroom()).toBe(5);
   });
