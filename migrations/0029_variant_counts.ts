@@ -67,6 +67,17 @@ function remove(r: string): string {
   return `${update(`''`)} ${update(`${r}.variant`)}`;
 }
 
+const SAME_KEY = 'OLD.campaign_id = NEW.campaign_id AND OLD.variant = NEW.variant';
+
+/** A lead's row changed in place (same campaign and variant, the usual case): the differences, total then variant. */
+function shift(): string {
+  const update = (variant: string) => `UPDATE variant_counts SET calls = calls + (NEW.calls - OLD.calls),
+      called_leads = called_leads + (CASE WHEN NEW.calls > 0 THEN 1 ELSE 0 END) - (CASE WHEN OLD.calls > 0 THEN 1 ELSE 0 END),
+      reached_leads = reached_leads + (NEW.reached - OLD.reached), cost = cost + (NEW.cost - OLD.cost)
+    WHERE campaign_id = NEW.campaign_id AND variant = ${variant};`;
+  return `${update(`''`)} ${update('NEW.variant')}`;
+}
+
 /** The lead of the attempt a call result belongs to. */
 const leadOfResult = (r: string): string => `(SELECT lead_id FROM attempts WHERE id = ${r}.attempt_id)`;
 
@@ -134,7 +145,8 @@ async function createSqliteTriggers(db: Kysely<any>): Promise<void> {
   const triggers: Record<string, string> = {
     lead_variant_figures_insert: `AFTER INSERT ON lead_variant_figures BEGIN ${add('NEW')} END`,
     lead_variant_figures_delete: `AFTER DELETE ON lead_variant_figures BEGIN ${remove('OLD')} END`,
-    lead_variant_figures_update: `AFTER UPDATE ON lead_variant_figures BEGIN ${remove('OLD')} ${add('NEW')} END`,
+    lead_variant_figures_update: `AFTER UPDATE ON lead_variant_figures WHEN ${SAME_KEY} BEGIN ${shift()} END`,
+    lead_variant_figures_move: `AFTER UPDATE ON lead_variant_figures WHEN NOT (${SAME_KEY}) BEGIN ${remove('OLD')} ${add('NEW')} END`,
     leads_variant_insert: `AFTER INSERT ON leads WHEN NEW.variant IS NOT NULL BEGIN ${refresh('NEW.id')} END`,
     leads_variant_update: `AFTER UPDATE OF variant, campaign_id ON leads WHEN ${changed.leads} BEGIN ${refresh('NEW.id')} END`,
     leads_variant_delete: `AFTER DELETE ON leads WHEN OLD.variant IS NOT NULL BEGIN ${refresh('OLD.id')} END`,
@@ -161,6 +173,7 @@ async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
     END $$`).execute(db);
   // A lead moved to another campaign: the lower campaign's rows first, so two such moves queue.
   await sql.raw(`CREATE FUNCTION lead_variant_figures_count() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF TG_OP = 'UPDATE' AND ${SAME_KEY} THEN ${shift()} RETURN NULL; END IF;
       IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.campaign_id <= NEW.campaign_id) THEN ${remove('OLD')} END IF;
       IF TG_OP <> 'DELETE' THEN ${add('NEW')} END IF;
       IF TG_OP = 'UPDATE' AND OLD.campaign_id > NEW.campaign_id THEN ${remove('OLD')} END IF;
@@ -196,6 +209,7 @@ const SQLITE_TRIGGERS = [
   'lead_variant_figures_insert',
   'lead_variant_figures_delete',
   'lead_variant_figures_update',
+  'lead_variant_figures_move',
   'leads_variant_insert',
   'leads_variant_update',
   'leads_variant_delete',
