@@ -187,6 +187,35 @@ describe('per-variant counters (migration 0029)', () => {
     expect(await variantCountsByCampaign(store.db, [1])).toEqual(new Map([[1, [{ variant: 'a', leads: 1, calls: 2, calledLeads: 1, reachedLeads: 1, cost: 1.5 }]]]));
   });
 
+  it('writers on several connections (an outcome, a late cost, a claim settling variants) neither deadlock nor lose a count', async () => {
+    await store.close();
+    store = await openTestStore({ maxConnections: 4 });
+    await migrateToLatest(store.db, { clock: new ManualClock(0) });
+    for (const id of CAMPAIGNS) await addCampaign(id);
+    const LEADS = 48;
+    for (let id = 1; id <= LEADS; id++) {
+      await addLead(id, 1, id % 2 === 0 ? 'a' : 'b');
+      await addAttempt(id, id, 1);
+    }
+    // Four writers over disjoint leads of one campaign and both variants, each transaction as
+    // the engine writes an outcome: the call's result (0028's spend rows), then the attempt,
+    // then the lead (0002's lead_counts); beside them, late costs and claims settling variants.
+    const writer = (w: number) => async () => {
+      for (let id = w + 1; id <= LEADS; id += 4) {
+        await store.db.transaction().execute(async (trx) => {
+          await mergeCallResult(trx, { attemptId: id, campaignId: 1, leadId: id }, readGivenCall({ id: String(id), status: 'completed', cost: id % 3 === 0 ? null : 0.5 }, 'UTC').fields, { source: 'poll', now: 0, keepTranscripts: false });
+          await markEnded(trx, id, { callStatus: 'completed', answeredBy: 'human', outcome: id % 4 === 0 ? 'success' : 'busy', source: 'poll', endedAt: 1 });
+          await trx.updateTable('leads').set({ state: 'completed' }).where('id', '=', id).execute();
+        });
+        if (id % 3 === 0) await price({ id, campaign_id: 1, lead_id: id }, 0.25);
+        await settleLeadVariants(store.db, [{ leadId: id, variant: 'c' }], ['c']);
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map((w) => writer(w)()));
+    await expectCountersEqualRecount();
+    expect(normal(await variantCountsByCampaign(store.db, [1]))).toEqual({ 1: [{ variant: 'c', leads: LEADS, calls: LEADS, calledLeads: LEADS, reachedLeads: LEADS / 4, cost: LEADS * 0.5 - (LEADS / 3) * 0.25 }] });
+  });
+
   it('a store upgraded with calls already made starts from their recount', async () => {
     await store.close();
     store = await openTestStore();
