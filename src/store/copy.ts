@@ -25,7 +25,8 @@ export const COPY_ORDER = [
   'daemons',
   'lead_counts',
   'attempt_counts',
-  // the per-variant figures (0029), copied as they are like the counters above
+  // the budgets' spending (0028) and the per-variant figures (0029), copied as they are like the counters above
+  'campaign_spend',
   'lead_variant_figures',
   'variant_counts',
   'hook_subscriptions',
@@ -46,7 +47,7 @@ const ID_TABLES = new Set<string>(['campaigns', 'leads', 'attempts', 'events', '
 /** Tables a SQLite target's triggers fill from the copied rows (checked: their `n` add up). */
 const TRIGGER_KEPT = new Set<string>(['lead_counts', 'attempt_counts']);
 /** Tables a SQLite target's triggers fill too, not copied there. */
-const SQLITE_TRIGGER_FILLED = new Set<string>([...TRIGGER_KEPT, 'lead_variant_figures', 'variant_counts']);
+const SQLITE_TRIGGER_FILLED = new Set<string>([...TRIGGER_KEPT, 'campaign_spend', 'lead_variant_figures', 'variant_counts']);
 
 /** PostgreSQL accepts at most 65,535 bound parameters in one statement. */
 const MAX_PARAMETERS = 60_000;

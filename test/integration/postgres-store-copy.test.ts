@@ -70,7 +70,7 @@ describe('campaignd store copy', () => {
     expect(toPg.stderr).toBe('');
     expect(toPg.code).toBe(0);
     const report = JSON.parse(toPg.stdout) as { to: string; tables: Record<string, number> };
-    expect(report.tables).toMatchObject({ campaigns: 3, leads: 61, attempts: 11, daemons: 1, variant_counts: 3 });
+    expect(report.tables).toMatchObject({ campaigns: 3, leads: 61, attempts: 11, daemons: 1, variant_counts: 3, campaign_spend: 2 });
     expect(before.campaigns.find((c) => c.name === 'ab')!.variants!.map((v) => [v.name, v.called_leads, v.reached, v.cost])).toEqual([['x', 3, 2, 7.5], ['y', 3, 2, 10.5]]);
     // The URL is shown without its password.
     expect(toPg.stdout).not.toContain(new URL(database.url).password);
