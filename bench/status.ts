@@ -28,6 +28,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchDialect, benchTarget, dialectLabel, migrateTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';
+import { migrations } from '../migrations/index.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { VARIANT_COUNTS_MIGRATION } from '../src/store/variants.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
 import { buildIfStale } from '../test/helpers/build.js';
@@ -187,7 +190,15 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
   const t0 = performance.now();
-  await migrateTarget(target, NOW);
+  // The rows go in before migration 0029, whose backfill then counts them once, as in a store
+  // upgraded with its calls: its row triggers would recompute each lead's figures row by row,
+  // and one statement of 100,000 rows took minutes that way (bench/RESULTS.md).
+  const setup = await target.open();
+  try {
+    await migrateToLatest(setup.db, { clock: { now: () => NOW }, migrations: Object.fromEntries(Object.entries(migrations).filter(([v]) => v < VARIANT_COUNTS_MIGRATION)) });
+  } finally {
+    await setup.close();
+  }
   const config = (name: string): string =>
     JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}), ...(SUCCESS_WHEN ? { successWhen: SUCCESS_RULE } : {}) });
   const { attempts, live } = await withTargetClient(target, async (c) => {
@@ -243,8 +254,11 @@ async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> 
       );
     }
     const placed = await c.query(`select count(*)::int as n from attempts where state = 'placed'`);
-    await c.query('vacuum analyze');
     return { attempts: inserted.rowCount ?? 0, live: Number(placed.rows[0].n) };
+  });
+  await migrateTarget(target, NOW);
+  await withTargetClient(target, async (c) => {
+    await c.query('vacuum analyze');
   });
   console.log(`built ${LEADS.toLocaleString('en')} leads, ${attempts.toLocaleString('en')} attempts, ${live} live, in ${((performance.now() - t0) / 1000).toFixed(1)} s (PostgreSQL)`);
 }
