@@ -153,7 +153,12 @@ export async function recountVariantsByCampaign(db: Kysely<Database>, campaignId
   return out;
 }
 
-/** The extracted variables of these campaigns' reached calls, with each lead's variant (for success_when), by campaign id: one read. */
+/**
+ * The extracted variables of these campaigns' reached calls, with each lead's variant (for
+ * success_when), by campaign id: one read, as long as the reached calls (~0.7 s for 200,000;
+ * bench/RESULTS.md). A partial index of successes made it slower: one sequential pass over the
+ * attempts beats 200,000 random lookups of their leads and results.
+ */
 export async function variantExtractedByCampaign(db: Kysely<Database>, campaignIds: readonly number[]): Promise<Map<number, VariantExtracted[]>> {
   const out = new Map<number, VariantExtracted[]>();
   if (campaignIds.length === 0 || !(await hasMigration(db, VARIANTS_MIGRATION))) return out;
