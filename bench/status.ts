@@ -190,7 +190,7 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
   const t0 = performance.now();
-  // The rows go in before migration 0029, whose backfill then counts them once, as in a store
+  // The rows go in before migration 0031, whose backfill then counts them once, as in a store
   // upgraded with its calls: its row triggers would recompute each lead's figures row by row,
   // and one statement of 100,000 rows took minutes that way (bench/RESULTS.md).
   const setup = await target.open();

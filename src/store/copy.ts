@@ -25,7 +25,7 @@ export const COPY_ORDER = [
   'daemons',
   'lead_counts',
   'attempt_counts',
-  // the budgets' spending (0028) and the per-variant figures (0029), copied as they are like the counters above
+  // the budgets' spending (0028) and the per-variant figures (0031), copied as they are like the counters above
   'campaign_spend',
   'lead_variant_figures',
   'variant_counts',

@@ -193,7 +193,7 @@ export interface CampaignSpendTable {
 }
 
 /**
- * A campaign's per-variant figures, kept by triggers (migration 0029): the sums of its
+ * A campaign's per-variant figures, kept by triggers (migration 0031): the sums of its
  * leads' rows of lead_variant_figures; variant '' is the campaign's sum of all variants.
  */
 export interface VariantCountsTable {
@@ -206,7 +206,7 @@ export interface VariantCountsTable {
   cost: number;
 }
 
-/** One lead's figures (leads holding a variant only), kept by triggers (migration 0029). */
+/** One lead's figures (leads holding a variant only), kept by triggers (migration 0031). */
 export interface LeadVariantFiguresTable {
   lead_id: number;
   campaign_id: number;

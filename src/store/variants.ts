@@ -57,13 +57,13 @@ export interface VariantExtracted {
 }
 
 /** The migration whose triggers keep the per-variant figures (variant_counts). */
-export const VARIANT_COUNTS_MIGRATION = '0029_variant_counts';
+export const VARIANT_COUNTS_MIGRATION = '0031_variant_counts';
 
 /**
  * Per-variant counts of these campaigns, by campaign id: the sums the database keeps
- * (variant_counts, migration 0029), one read of a few rows per campaign and variant,
+ * (variant_counts, migration 0031), one read of a few rows per campaign and variant,
  * whatever the number of calls. Empty on a database not yet migrated to 0018; on one not
- * yet migrated to 0029 (status opens it read-only and cannot migrate it), recounted.
+ * yet migrated to 0031 (status opens it read-only and cannot migrate it), recounted.
  */
 export async function variantCountsByCampaign(db: Kysely<Database>, campaignIds: readonly number[]): Promise<Map<number, VariantCounts[]>> {
   if (campaignIds.length === 0 || !(await hasMigration(db, VARIANT_COUNTS_MIGRATION))) return recountVariantsByCampaign(db, campaignIds);

@@ -44,7 +44,7 @@ async function seed(h: DatabaseHandle): Promise<void> {
   await insertLeads(h.db, b, 'retry-scheduled', 7);
   await insertLeads(h.db, b, 'invalid', 2);
   for (const id of pending.slice(0, 5)) await insertAttempt(h.db, { campaignId: a, leadId: id, state: 'ended', createdAt: NOW - 120_000 });
-  // A campaign with assistant variants: its figures are kept by triggers (0029) and must arrive as they are.
+  // A campaign with assistant variants: its figures are kept by triggers (0031) and must arrive as they are.
   const c = await insertCampaign(h.db, campaignConfig('ab', { variants: [{ name: 'x', assistantId: 12, weight: 1 }, { name: 'y', assistantId: 14, weight: 1 }] }));
   const called = await insertLeads(h.db, c, 'completed', 6, NOW - 60_000);
   for (const [i, id] of called.entries()) {

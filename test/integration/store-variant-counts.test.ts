@@ -1,5 +1,5 @@
 // The per-variant figures status reads (README, "Assistant variants") are kept by the
-// database (migration 0029): after any mix of the writes the engine, an import or an operator
+// database (migration 0031): after any mix of the writes the engine, an import or an operator
 // makes, they equal a recount of the rows, on SQLite and PostgreSQL.
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,7 +76,7 @@ async function expectCountersEqualRecount(): Promise<void> {
   }
 }
 
-describe('per-variant counters (migration 0029)', () => {
+describe('per-variant counters (migration 0031)', () => {
   it('equal a recount after random claims, outcomes, confirmations, late costs, variant changes, cancels, moves and deletes', async () => {
     let seed = 11;
     const random = (): number => (seed = (seed * 48271) % 2147483647) / 2147483647;
@@ -219,7 +219,7 @@ describe('per-variant counters (migration 0029)', () => {
   it('a store upgraded with calls already made starts from their recount', async () => {
     await store.close();
     store = await openTestStore();
-    const older = Object.fromEntries(Object.entries(migrations).filter(([version]) => version < '0029_variant_counts'));
+    const older = Object.fromEntries(Object.entries(migrations).filter(([version]) => version < '0031_variant_counts'));
     await migrateToLatest(store.db, { clock: new ManualClock(0), migrations: older });
     for (const id of CAMPAIGNS) await addCampaign(id);
     await addLead(1, 1, 'a');
