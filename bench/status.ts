@@ -12,7 +12,10 @@
 // `--budgets`: every campaign also has a budget (max_cost, max_cost_per_day) and every ended
 // attempt a call result with its cost (one in ten not priced yet), so status shows spent,
 // remaining and projected. `--campaigns N` spreads the leads over N campaigns (default 5);
-// issue 24's figure: `--variants --budgets --campaigns 100`.
+// issue 24's figure: `--variants --budgets --campaigns 100`. `--success-when` (with
+// --variants): every campaign judges success by an extracted variable (success_when), every
+// ended call's result holds one (one in five says yes), so status reads the reached calls'
+// variables: the part of the figures the database does not keep (README, "Assistant variants").
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
@@ -25,6 +28,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchDialect, benchTarget, dialectLabel, migrateTarget, withTargetClient, type BenchTarget } from './lib/bench-db.js';
 import { openForBulkLoad } from './lib/big-store.js';
+import { migrations } from '../migrations/index.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { VARIANT_COUNTS_MIGRATION } from '../src/store/variants.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
 import { buildIfStale } from '../test/helpers/build.js';
@@ -34,7 +40,8 @@ import { fmt, summary } from './lib/stats.js';
 
 const BUDGETS = process.argv.includes('--budgets');
 const SMALL_ONLY = process.argv.includes('--small-only');
-const BENCH = process.argv.includes('--variants') ? (BUDGETS ? 'status-variants-budgets' : 'status-variants') : 'status';
+const SUCCESS_WHEN = process.argv.includes('--success-when');
+const BENCH = process.argv.includes('--variants') ? `status-variants${BUDGETS ? '-budgets' : ''}${SUCCESS_WHEN ? '-success-when' : ''}` : 'status';
 const dialect = benchDialect();
 const campaignsArg = process.argv.indexOf('--campaigns');
 const LEADS = Number(process.argv.slice(2).find((a, i) => /^\d+$/.test(a) && process.argv[i + 1] !== '--campaigns') ?? 1_000_000);
@@ -44,6 +51,9 @@ const VARIANTS = process.argv.includes('--variants');
 const VARIANT_LIST = [{ name: 'a', assistantId: 12, weight: 1 }, { name: 'b', assistantId: 14, weight: 1 }];
 const CAMPAIGNS = campaignsArg > 0 ? Number(process.argv[campaignsArg + 1]) : 5;
 const BUDGET = { maxCost: 1_000_000, maxCostPerDay: 50_000, assumedCostPerCall: 0.5 };
+const SUCCESS_RULE = { variable: 'interested', values: ['yes'] };
+/** A call result's extracted variables with --success-when: one call in five says yes. */
+const extractedOf = (i: number): string => JSON.stringify({ interested: i % 5 === 0 ? 'yes' : 'no', callback: null });
 /** A call result's cost: one in ten not priced yet. */
 const costOf = (i: number): number | null => (i % 10 === 0 ? null : ((i * 37) % 100) / 100);
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0); // Monday 11:00 Berlin: windows open
@@ -136,11 +146,11 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
   // With --variants: ended attempts have an outcome (a third reached the person).
   const outcomeOf = (state: string, i: number): string | null => (VARIANTS && state === 'ended' ? (i % 3 === 0 ? 'success' : 'busy') : null);
   const config = (name: string): string =>
-    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}) });
-  const insertResult = raw.prepare(`insert into call_results (attempt_id, campaign_id, lead_id, cost, source, received_at, updated_at) values (?, ?, ?, ?, 'poll', ?, ?)`);
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}), ...(SUCCESS_WHEN ? { successWhen: SUCCESS_RULE } : {}) });
+  const insertResult = raw.prepare(`insert into call_results (attempt_id, campaign_id, lead_id, cost, extracted_json, source, received_at, updated_at) values (?, ?, ?, ?, ?, 'poll', ?, ?)`);
   const attempt = (campaign: number, lead: number, phone: string, state: string, created: number, outcome: string | null, i: number): void => {
     const id = insertAttempt.run(campaign, lead, phone, state, created, created, outcome).lastInsertRowid as number;
-    if (BUDGETS && state === 'ended') insertResult.run(id, campaign, lead, costOf(i), created, created);
+    if ((BUDGETS || SUCCESS_WHEN) && state === 'ended') insertResult.run(id, campaign, lead, BUDGETS ? costOf(i) : null, SUCCESS_WHEN ? extractedOf(i) : null, created, created);
   };
   raw.transaction(() => {
     for (let c = 1; c <= CAMPAIGNS; c++) insertCampaign.run(`campaign-${c}`, config(`campaign-${c}`));
@@ -180,9 +190,17 @@ async function build(target: BenchTarget, LEADS: number): Promise<void> {
 /** build()'s rows on PostgreSQL, in three statements run by the server. */
 async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> {
   const t0 = performance.now();
-  await migrateTarget(target, NOW);
+  // The rows go in before migration 0031, whose backfill then counts them once, as in a store
+  // upgraded with its calls: its row triggers would recompute each lead's figures row by row,
+  // and one statement of 100,000 rows took minutes that way (bench/RESULTS.md).
+  const setup = await target.open();
+  try {
+    await migrateToLatest(setup.db, { clock: { now: () => NOW }, migrations: Object.fromEntries(Object.entries(migrations).filter(([v]) => v < VARIANT_COUNTS_MIGRATION)) });
+  } finally {
+    await setup.close();
+  }
   const config = (name: string): string =>
-    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}) });
+    JSON.stringify({ name, assistantId: 12, timezone: 'Europe/Berlin', allowedDays: [1, 2, 3, 4, 5], allowedHoursStart: 32_400, allowedHoursEnd: 64_800, blackoutDates: [], maxCallsInParallel: 50, ...(VARIANTS ? { variants: VARIANT_LIST } : {}), ...(BUDGETS ? { budget: BUDGET } : {}), ...(SUCCESS_WHEN ? { successWhen: SUCCESS_RULE } : {}) });
   const { attempts, live } = await withTargetClient(target, async (c) => {
     for (let i = 1; i <= CAMPAIGNS; i++) {
       await c.query(
@@ -223,17 +241,24 @@ async function buildPostgres(target: BenchTarget, LEADS: number): Promise<void> 
        from (select l.*, case when state = 'calling' and nth <= 250 then 'placed' else 'ended' end as s from l) l`,
       [NOW, VARIANTS],
     );
-    // With --budgets: a call result per ended attempt, its cost as costOf (one in ten unpriced).
-    if (BUDGETS) {
+    // With --budgets: a call result per ended attempt, its cost as costOf (one in ten unpriced);
+    // with --success-when, its extracted variables as extractedOf.
+    if (BUDGETS || SUCCESS_WHEN) {
       await c.query(
-        `insert into call_results (attempt_id, campaign_id, lead_id, cost, source, received_at, updated_at)
-         select a.id, a.campaign_id, a.lead_id, case when a.id % 10 = 0 then null else ((a.id * 37) % 100) / 100.0 end, 'poll', a.created_at, a.created_at
+        `insert into call_results (attempt_id, campaign_id, lead_id, cost, extracted_json, source, received_at, updated_at)
+         select a.id, a.campaign_id, a.lead_id, case when not $1::boolean then null when a.id % 10 = 0 then null else ((a.id * 37) % 100) / 100.0 end,
+           case when $2::boolean then json_build_object('interested', case when a.id % 5 = 0 then 'yes' else 'no' end, 'callback', null)::text end,
+           'poll', a.created_at, a.created_at
          from attempts a where a.state = 'ended'`,
+        [BUDGETS, SUCCESS_WHEN],
       );
     }
     const placed = await c.query(`select count(*)::int as n from attempts where state = 'placed'`);
-    await c.query('vacuum analyze');
     return { attempts: inserted.rowCount ?? 0, live: Number(placed.rows[0].n) };
+  });
+  await migrateTarget(target, NOW);
+  await withTargetClient(target, async (c) => {
+    await c.query('vacuum analyze');
   });
   console.log(`built ${LEADS.toLocaleString('en')} leads, ${attempts.toLocaleString('en')} attempts, ${live} live, in ${((performance.now() - t0) / 1000).toFixed(1)} s (PostgreSQL)`);
 }

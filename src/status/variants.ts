@@ -11,7 +11,11 @@ import type { VariantComparison, VariantStatus } from './types.js';
 // call whose extracted variable says so), and the rate is over the leads called so far, so
 // retries do not weigh a variant down twice.
 
-/** The per-variant figures of each of these campaigns that has variants, by campaign id: two or three reads for all of them. */
+/**
+ * The per-variant figures of each of these campaigns that has variants, by campaign id: the
+ * counts the database keeps (one read of a few rows per campaign), and with success_when the
+ * extracted variables of every reached call, judged here (the rule is the file's, and may change).
+ */
 export async function collectVariantsByCampaign(db: Kysely<Database>, campaigns: readonly { id: number; config: CampaignConfig | undefined }[]): Promise<Map<number, VariantComparison>> {
   const withVariants = campaigns.filter((c) => c.config?.variants);
   const out = new Map<number, VariantComparison>();

@@ -25,6 +25,10 @@ export const COPY_ORDER = [
   'daemons',
   'lead_counts',
   'attempt_counts',
+  // the budgets' spending (0028) and the per-variant figures (0031), copied as they are like the counters above
+  'campaign_spend',
+  'lead_variant_figures',
+  'variant_counts',
   'hook_subscriptions',
   'hook_outbox',
   'hook_states',
@@ -40,8 +44,10 @@ export const COPY_ORDER = [
 /** Tables whose `id` comes from a sequence on PostgreSQL, to be moved past the copied ids. */
 const ID_TABLES = new Set<string>(['campaigns', 'leads', 'attempts', 'events', 'hook_outbox', 'api_keys']);
 
-/** Tables a SQLite target's triggers fill from the copied rows. */
+/** Tables a SQLite target's triggers fill from the copied rows (checked: their `n` add up). */
 const TRIGGER_KEPT = new Set<string>(['lead_counts', 'attempt_counts']);
+/** Tables a SQLite target's triggers fill too, not copied there. */
+const SQLITE_TRIGGER_FILLED = new Set<string>([...TRIGGER_KEPT, 'campaign_spend', 'lead_variant_figures', 'variant_counts']);
 
 /** PostgreSQL accepts at most 65,535 bound parameters in one statement. */
 const MAX_PARAMETERS = 60_000;
@@ -67,7 +73,7 @@ export async function copyStore(from: Kysely<Database>, to: Kysely<Database>, on
   }
   const columnsOf = new Map((await source.introspection.getTables()).map((t) => [t.name, t.columns.map((c) => c.name)]));
   const pg = isPostgres(to);
-  const order: readonly string[] = pg ? COPY_ORDER : [...COPY_ORDER.filter((t) => !TRIGGER_KEPT.has(t) && t !== 'hook_subscriptions'), 'hook_subscriptions'];
+  const order: readonly string[] = pg ? COPY_ORDER : [...COPY_ORDER.filter((t) => !SQLITE_TRIGGER_FILLED.has(t) && t !== 'hook_subscriptions'), 'hook_subscriptions'];
   return to.transaction().execute(async (trx) => {
     const target = trx as unknown as Kysely<any>;
     if (pg) for (const table of COPY_ORDER) await sql`ALTER TABLE ${sql.table(table)} DISABLE TRIGGER USER`.execute(target);

@@ -192,6 +192,31 @@ export interface CampaignSpendTable {
   largest: number;
 }
 
+/**
+ * A campaign's per-variant figures, kept by triggers (migration 0031): the sums of its
+ * leads' rows of lead_variant_figures; variant '' is the campaign's sum of all variants.
+ */
+export interface VariantCountsTable {
+  campaign_id: number;
+  variant: string;
+  leads: number;
+  calls: number;
+  called_leads: number;
+  reached_leads: number;
+  cost: number;
+}
+
+/** One lead's figures (leads holding a variant only), kept by triggers (migration 0031). */
+export interface LeadVariantFiguresTable {
+  lead_id: number;
+  campaign_id: number;
+  variant: string;
+  calls: number;
+  /** 1 when one of its ended, counted calls reached the person. */
+  reached: number;
+  cost: number;
+}
+
 /** Attempts of a campaign, whatever their state, kept by triggers (migration 0002). */
 export interface AttemptCountsTable {
   campaign_id: number;
@@ -324,6 +349,8 @@ export interface Database {
   lead_counts: LeadCountsTable;
   attempt_counts: AttemptCountsTable;
   campaign_spend: CampaignSpendTable;
+  variant_counts: VariantCountsTable;
+  lead_variant_figures: LeadVariantFiguresTable;
   call_results: CallResultsTable;
   hook_subscriptions: HookSubscriptionsTable;
   hook_outbox: HookOutboxTable;

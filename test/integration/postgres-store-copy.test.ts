@@ -44,6 +44,18 @@ async function seed(h: DatabaseHandle): Promise<void> {
   await insertLeads(h.db, b, 'retry-scheduled', 7);
   await insertLeads(h.db, b, 'invalid', 2);
   for (const id of pending.slice(0, 5)) await insertAttempt(h.db, { campaignId: a, leadId: id, state: 'ended', createdAt: NOW - 120_000 });
+  // A campaign with assistant variants: its figures are kept by triggers (0031) and must arrive as they are.
+  const c = await insertCampaign(h.db, campaignConfig('ab', { variants: [{ name: 'x', assistantId: 12, weight: 1 }, { name: 'y', assistantId: 14, weight: 1 }] }));
+  const called = await insertLeads(h.db, c, 'completed', 6, NOW - 60_000);
+  for (const [i, id] of called.entries()) {
+    await h.db.updateTable('leads').set({ variant: i % 2 === 0 ? 'x' : 'y' }).where('id', '=', id).execute();
+    await insertAttempt(h.db, { campaignId: c, leadId: id, state: 'ended', createdAt: NOW - 120_000 });
+  }
+  const attempts = await h.db.selectFrom('attempts').select(['id', 'lead_id']).where('campaign_id', '=', c).execute();
+  for (const [i, t] of attempts.entries()) {
+    await h.db.updateTable('attempts').set({ outcome: i < 4 ? 'success' : 'busy' }).where('id', '=', t.id).execute();
+    await h.db.insertInto('call_results').values({ attempt_id: t.id, campaign_id: c, lead_id: t.lead_id, cost: 0.5 + i, source: 'poll', received_at: NOW, updated_at: NOW }).execute();
+  }
   await upsertDaemon(h.db, { instance: 'old', pid: 4242, hostname: 'host-a', heartbeatAt: NOW - 86_400_000, stoppedAt: NOW - 86_400_000 });
 }
 
@@ -58,7 +70,8 @@ describe('campaignd store copy', () => {
     expect(toPg.stderr).toBe('');
     expect(toPg.code).toBe(0);
     const report = JSON.parse(toPg.stdout) as { to: string; tables: Record<string, number> };
-    expect(report.tables).toMatchObject({ campaigns: 2, leads: 55, attempts: 5, daemons: 1 });
+    expect(report.tables).toMatchObject({ campaigns: 3, leads: 61, attempts: 11, daemons: 1, variant_counts: 3, campaign_spend: 2 });
+    expect(before.campaigns.find((c) => c.name === 'ab')!.variants!.map((v) => [v.name, v.called_leads, v.reached, v.cost])).toEqual([['x', 3, 2, 7.5], ['y', 3, 2, 10.5]]);
     // The URL is shown without its password.
     expect(toPg.stdout).not.toContain(new URL(database.url).password);
     expect(await statusOf(database.url)).toEqual(before);
@@ -69,7 +82,7 @@ describe('campaignd store copy', () => {
     try {
       const campaign = await pg.db.selectFrom('campaigns').select('id').where('name', '=', 'spring').executeTakeFirstOrThrow();
       const [id] = await insertLeads(pg.db, campaign.id, 'pending', 1);
-      expect(id).toBeGreaterThan(55);
+      expect(id).toBeGreaterThan(61);
     } finally {
       await pg.close();
     }
