@@ -130,6 +130,15 @@ export async function up(db: Kysely<any>): Promise<void> {
   else await createSqliteTriggers(db);
 }
 
+/**
+ * Whether lead `id` has figures to keep: a variant now, or a row from before (its variant
+ * just removed). Most leads have none (campaigns without variants): their calls' outcomes
+ * and costs then skip the recount altogether, so the counters cost plain campaigns only
+ * this lookup.
+ */
+const tracked = (id: string): string =>
+  `(EXISTS (SELECT 1 FROM leads WHERE id = ${id} AND variant IS NOT NULL) OR EXISTS (SELECT 1 FROM lead_variant_figures WHERE lead_id = ${id}))`;
+
 /** What changes a lead's figures, per table: the WHEN of each trigger (SQLite spells "distinct" IS NOT). */
 function changes(distinct: string): Record<string, string> {
   const d = (col: string) => `OLD.${col} ${distinct} NEW.${col}`;
@@ -150,14 +159,14 @@ async function createSqliteTriggers(db: Kysely<any>): Promise<void> {
     leads_variant_insert: `AFTER INSERT ON leads WHEN NEW.variant IS NOT NULL BEGIN ${refresh('NEW.id')} END`,
     leads_variant_update: `AFTER UPDATE OF variant, campaign_id ON leads WHEN ${changed.leads} BEGIN ${refresh('NEW.id')} END`,
     leads_variant_delete: `AFTER DELETE ON leads WHEN OLD.variant IS NOT NULL BEGIN ${refresh('OLD.id')} END`,
-    attempts_variant_insert: `AFTER INSERT ON attempts WHEN NEW.outcome IS NOT NULL BEGIN ${refresh('NEW.lead_id')} END`,
-    attempts_variant_update: `AFTER UPDATE OF outcome, counted, lead_id ON attempts WHEN ${changed.attempts}
+    attempts_variant_insert: `AFTER INSERT ON attempts WHEN NEW.outcome IS NOT NULL AND ${tracked('NEW.lead_id')} BEGIN ${refresh('NEW.lead_id')} END`,
+    attempts_variant_update: `AFTER UPDATE OF outcome, counted, lead_id ON attempts WHEN (${changed.attempts}) AND (${tracked('OLD.lead_id')} OR ${tracked('NEW.lead_id')})
       BEGIN ${refresh('OLD.lead_id')} ${refresh('NEW.lead_id', 'NEW.lead_id <> OLD.lead_id')} END`,
-    attempts_variant_delete: `AFTER DELETE ON attempts WHEN OLD.outcome IS NOT NULL BEGIN ${refresh('OLD.lead_id')} END`,
-    call_results_variant_insert: `AFTER INSERT ON call_results WHEN NEW.cost IS NOT NULL BEGIN ${refresh(leadOfResult('NEW'))} END`,
-    call_results_variant_update: `AFTER UPDATE OF cost, attempt_id ON call_results WHEN ${changed.call_results}
+    attempts_variant_delete: `AFTER DELETE ON attempts WHEN OLD.outcome IS NOT NULL AND ${tracked('OLD.lead_id')} BEGIN ${refresh('OLD.lead_id')} END`,
+    call_results_variant_insert: `AFTER INSERT ON call_results WHEN NEW.cost IS NOT NULL AND ${tracked(leadOfResult('NEW'))} BEGIN ${refresh(leadOfResult('NEW'))} END`,
+    call_results_variant_update: `AFTER UPDATE OF cost, attempt_id ON call_results WHEN (${changed.call_results}) AND (${tracked(leadOfResult('OLD'))} OR ${tracked(leadOfResult('NEW'))})
       BEGIN ${refresh(leadOfResult('OLD'))} ${refresh(leadOfResult('NEW'), 'NEW.attempt_id <> OLD.attempt_id')} END`,
-    call_results_variant_delete: `AFTER DELETE ON call_results WHEN OLD.cost IS NOT NULL BEGIN ${refresh(leadOfResult('OLD'))} END`,
+    call_results_variant_delete: `AFTER DELETE ON call_results WHEN OLD.cost IS NOT NULL AND ${tracked(leadOfResult('OLD'))} BEGIN ${refresh(leadOfResult('OLD'))} END`,
     campaigns_variant_counts_delete: `AFTER DELETE ON campaigns BEGIN
       DELETE FROM variant_counts WHERE campaign_id = OLD.id; DELETE FROM lead_variant_figures WHERE campaign_id = OLD.id; END`,
   };
@@ -168,7 +177,7 @@ async function createSqliteTriggers(db: Kysely<any>): Promise<void> {
 async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
   const changed = changes('IS DISTINCT FROM');
   await sql.raw(`CREATE FUNCTION lead_variant_refresh(lid bigint) RETURNS void LANGUAGE plpgsql AS $$ BEGIN
-      IF lid IS NULL THEN RETURN; END IF;
+      IF lid IS NULL OR NOT ${tracked('lid')} THEN RETURN; END IF;
       ${refresh('lid')}
     END $$`).execute(db);
   // A lead moved to another campaign: the lower campaign's rows first, so two such moves queue.
