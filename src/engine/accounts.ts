@@ -76,8 +76,12 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   const catalog = several ? createCampaignCatalog(shared.db, shared.logger.child({ component: 'engine' }), { now: () => shared.clock.now(), checkEveryMs: CONTROL_CHECK_MS }) : undefined;
   // And one group commit: the accounts' work of one turn of the event loop, their claims
   // included, shares a commit. A failing item fails alone (group-commit.ts), so one
-  // account's claim refused by its fence never fails another's.
-  const commit = several ? createGroupCommit(shared.db) : undefined;
+  // account's claim refused by its fence never fails another's. Not with several active
+  // instances (`held`): there each account keeps its own, so that a batch writes one
+  // account's campaigns. A batch holding several accounts' campaigns locked their counter
+  // rows in another order than another instance's batch did, and PostgreSQL broke the
+  // deadlock after a second each time (3 instances, 30 accounts: dialing nearly stopped).
+  const commit = several && !held ? createGroupCommit(shared.db) : undefined;
   // The daemon's live calls are every account's: each engine counts its own, the gauge their sum.
   const liveByAccount = new Map<string, number>();
   const metricsOf = (account: string): EngineOptions['metrics'] => {

@@ -45,6 +45,15 @@ export interface GroupCommitOptions {
   maxBatch?: number;
 }
 
+/** How often a batch rolled back by a deadlock runs again before its callers get the error. */
+const MAX_RETRIES = 3;
+
+/** PostgreSQL's deadlock_detected and serialization_failure: the transaction may simply run again. */
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** Creates a group committer on `db`. */
 export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions = {}): GroupCommit {
   const defer = opts.defer ?? ((fn: () => void) => void setImmediate(fn));
@@ -69,6 +78,7 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   /** Runs one batch to its commit; each item's caller learns its own result. Never throws. */
   async function commitBatch(items: Queued[]): Promise<void> {
     let batch = items;
+    let retries = 0;
     while (batch.length > 0) {
       let culprit = -1;
       try {
@@ -87,6 +97,13 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
         batch.forEach((item, i) => item.resolve(results[i]));
         return;
       } catch (err) {
+        // PostgreSQL broke a deadlock with another instance's transaction (or a
+        // serialization conflict) by rolling this one back: nothing of it was written, and
+        // the work is reads and conditional writes only, so the whole batch runs again.
+        if (isRetryable(err) && retries < MAX_RETRIES) {
+          retries++;
+          continue;
+        }
         // BEGIN or COMMIT failed: the store's trouble, not one item's, and nothing of the
         // batch was written. Every caller learns it, as each would have alone.
         if (culprit < 0) {
