@@ -155,12 +155,12 @@ export async function runCommand(args: string[], io: CliIo, hooks: RunHooks = {}
         return { sent: sum((x) => x.sent), rateLimited: sum((x) => x.rateLimited), budgetWaitMs: sum((x) => x.waitedMs) };
       },
       accounts: accounts.map((a) => ({ name: a.name, client: engineClientFrom(clients.get(a.name)!), maxCallsInParallel: a.maxCallsInParallel })),
-      // An account taken after a SIGHUP is set up by the file as reloaded.
       accountBudgets: {
         ages: (name) => clients.get(name)?.budget.recentAges() ?? [],
         seed: (name, ages) => clients.get(name)?.budget.seed(ages),
         handedOn: (name) => clients.get(name)?.budget.forgetSettled(),
       },
+      // An account taken after a SIGHUP is set up by the file as reloaded.
       beforeDialing: (httpPort, only) => registerWebhookNow(reloaded ?? config, httpPort, only),
       accountFacts: (name) => {
         const c = clients.get(name);
