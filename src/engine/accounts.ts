@@ -1,7 +1,7 @@
 import { campaignAccount } from '../config/accounts.js';
 import { createEngine, type Engine, type EngineOptions, type EngineStatus } from './engine.js';
 import type { EngineClient } from './ports.js';
-import { handleWebhookPayload, type WebhookResult } from './webhook.js';
+import { deliveryAttempt, handleWebhookPayload, type WebhookResult } from './webhook.js';
 import type { HeldAccounts } from '../ha/held-accounts.js';
 import { createRoleSwitch, type RoleSwitch } from '../ha/role-switch.js';
 import { createAccountDialing, type AccountDialing } from './account-dialing.js';
@@ -188,7 +188,15 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         return several ? { ...result, account: firstName } : result;
       }
       let [name, engine] = [firstName, first];
-      const result = await handleWebhookPayload(first.webhookContext, payload, receivedAt, (attempt) => {
+      // With several active instances the delivery goes in its own account's group commit,
+      // so that a batch writes one account's campaigns (see `commit` above): in the first
+      // account's, every delivery of a turn shared one transaction, whose counter rows
+      // deadlocked with another instance's batch (3 instances, 200 accounts).
+      if (held) {
+        const attempt = await deliveryAttempt(first.webhookContext, payload, receivedAt);
+        if (attempt) [name, engine] = laneOf(attempt.campaign_id) ?? [firstName, first];
+      }
+      const result = await handleWebhookPayload(engine.webhookContext, payload, receivedAt, (attempt) => {
         [name, engine] = laneOf(attempt.campaign_id) ?? [firstName, first];
         return engine.webhookContext;
       });

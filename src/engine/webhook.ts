@@ -1,7 +1,7 @@
 import { parseServiceTime, postCallWebhookSchema, type PostCallWebhook } from '../service/schema/records.js';
 import { createdAfterSend, createdByArrival } from './call-time.js';
 import { attemptByCallId, liveAttemptByPhone } from '../store/attempts.js';
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AttemptRow, Database } from '../store/types.js';
 import { announceObservation, applyObservation, type CallObservation, type OutcomeContext } from './outcomes.js';
 import { normaliseServicePhone } from './phone-match.js';
@@ -86,12 +86,23 @@ export async function handleWebhookPayload(
 }
 
 /**
+ * The attempt a delivery names, read outside any transaction: with several active instances
+ * (accounts.ts) it says whose group commit the delivery goes in, before the delivery is
+ * applied there (where the attempt is found again). Undefined: an invalid payload or no call.
+ */
+export async function deliveryAttempt(ctx: WebhookContext, payload: unknown, receivedAt: number): Promise<AttemptRow | undefined> {
+  const parsed = postCallWebhookSchema.safeParse(payload);
+  // Any doubt about the service's zone is told once, when the delivery is applied.
+  return parsed.success ? findAttempt(ctx.db, { ...ctx, onZoneDoubt: undefined }, parsed.data, receivedAt) : undefined;
+}
+
+/**
  * The attempt a delivery is about: by call id, else the live attempt on the customer's
  * number (rule 3 makes it the only one), if the call was created after it was sent: by
  * the service's created_at, or by the call's length counted back from this arrival,
  * which a wrong `api.server_timezone` cannot shift.
  */
-async function findAttempt(trx: Transaction<Database>, ctx: WebhookContext, body: PostCallWebhook, receivedAt: number): Promise<AttemptRow | undefined> {
+async function findAttempt(trx: Kysely<Database>, ctx: WebhookContext, body: PostCallWebhook, receivedAt: number): Promise<AttemptRow | undefined> {
   const callId = String(body.id);
   const byId = await attemptByCallId(trx, callId);
   if (byId || !body.customer_phone) return byId;

@@ -16,11 +16,13 @@ import { acquireAccountLease, releaseAccountLease } from '../../src/store/accoun
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { systemClock } from '../../src/time/clock.js';
+import { scaledClock, systemClock } from '../../src/time/clock.js';
 import { testCampaignConfig } from '../helpers/campaign-config.js';
-import { phoneNumbers } from '../helpers/stack.js';
+import { DEFAULT_ORIGIN, phoneNumbers } from '../helpers/stack.js';
 import { openTestStore, testDialect } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
+import { postCallPayload } from '../../src/simulator/webhook-sender.js';
+import { installStatementLog } from '../../bench/lib/statement-log.js';
 
 const TOKEN = 'account-leases-token-0123456789';
 const closers: (() => Promise<void>)[] = [];
@@ -108,5 +110,61 @@ describe('engine: an account dialed under its own lease', () => {
     await waitUntil(async () => !engines.account('acme')!.isActive(), { timeoutMs: 5_000, message: 'its engine standing by' });
     expect(sim.state.calls.size).toBe(3);
     expect(Number((await db.selectFrom('attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)).toBe(3);
+  }, 60_000);
+
+  it("with several active instances each delivery is applied in its own account's transaction", async () => {
+    // Deliveries reach any instance. Applied in one shared transaction, a turn's deliveries
+    // wrote several accounts' campaigns' counter rows in one transaction, in their own order:
+    // another instance's batch took them in another, and PostgreSQL broke the deadlock after
+    // a second each time (3 instances, 200 accounts: dialing nearly stopped).
+    const clock = scaledClock(20, DEFAULT_ORIGIN);
+    const tokens = { a: 'account-leases-token-a-0123456789', b: 'account-leases-token-b-0123456789' };
+    const sim: RunningSimulator = await startSimulator({ clock, networkClock: systemClock, tokens: [tokens.a, tokens.b], seed: 4, callIdInResponse: true, outcomes: { human: 1 }, callDurationSeconds: { min: 1, max: 1 } });
+    closers.push(() => sim.close());
+    const store: DatabaseHandle = await openTestStore();
+    closers.push(() => store.close());
+    const db = store.db;
+    await migrateToLatest(db, { clock });
+    const held = createHeldAccounts(clock);
+    const accounts = [];
+    for (const [i, name] of (['a', 'b'] as const).entries()) {
+      const client = createServiceClient({ baseUrl: sim.url, getToken: () => tokens[name], clock, logger: silentLogger(), serverTimezone: 'UTC', requestTimeoutMs: 10_000 });
+      closers.push(() => client.close());
+      const assistant = Number((await client.listOutboundAssistants())[0]?.id);
+      const campaign = await upsertCampaign(db, testCampaignConfig(`calls-${name}`, { assistantId: assistant, account: name, maxCallsInParallel: 1, maxRetries: 0 }), { timezone: 'UTC' }, clock.now());
+      await importLeads(db, { id: campaign.id, allowDuplicates: false }, leadRows(phoneNumbers(1, i * 100)), { now: clock.now(), sourceFile: `/test/${name}.csv` });
+      accounts.push({ name, client: engineClientFrom(client) });
+    }
+    const engines = createAccountEngines({
+      db,
+      accounts,
+      held,
+      lostGraceMs: 1_000,
+      clock,
+      logger: silentLogger(),
+      instanceId: 'me',
+      settleSeconds: 180,
+      serverTimezone: 'UTC',
+      webhooksEnabled: false,
+      pollIntervalMs: 3_600_000,
+    });
+    closers.push(() => engines.stop(1_000));
+    await engines.start();
+    for (const name of ['a', 'b']) held.take(name, (await acquireAccountLease(db, { account: name, holder: 'me', leaseMs: 600_000 }))!, clock.now() + 600_000);
+    const placed = async (): Promise<number> => (await db.selectFrom('attempts').select('id').where('state', '=', 'placed').where('call_id', 'is not', null).execute()).length;
+    await waitUntil(async () => (await placed()) === 2 && [...sim.state.calls.values()].every((c) => typeof c.finishedAt === 'number'), { timeoutMs: 15_000, message: 'both calls placed and ended' });
+
+    const payloads = [...sim.state.calls.values()].map((call) => postCallPayload({ state: sim.state }, call, sim.state.assistants.get(call.assistantId)!));
+    const statements = installStatementLog();
+    statements.reset();
+    // Both in one turn of the event loop, as two deliveries reaching the instance at once.
+    const results = await Promise.all(payloads.map((p) => engines.handleWebhook(p, clock.now())));
+    expect(results.map((r) => [r.accepted, r.account]).sort()).toEqual([
+      [true, 'a'],
+      [true, 'b'],
+    ]);
+    const begins = statements.stats().filter((st) => /^begin/i.test(st.sql)).reduce((n, st) => n + st.count, 0);
+    expect(begins).toBe(2);
+    expect(await placed()).toBe(0);
   }, 60_000);
 });
