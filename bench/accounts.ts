@@ -284,6 +284,10 @@ try {
   console.log(`  ${inWindow} calls placed in the ${fmt(seconds, 0)} s window (${fmt(inWindow / seconds, 1)}/s, ${fmt(totalRequests / Math.max(1, inWindow / seconds), 2)} requests per call), each live ${fmt(lengths.reduce((a, b) => a + b, 0) / lengths.length, 1)} s on average; ${ranOut} accounts ran out of leads`);
   console.log(`  requests/min per account: min ${fmt(Math.min(...perMinute), 1)}, median ${fmt(percentile(perMinute, 0.5), 1)}, max ${fmt(Math.max(...perMinute), 1)}`);
   console.log(`  slot utilization per account: min ${fmt(Math.min(...utilization), 3)}, median ${fmt(percentile(utilization, 0.5), 3)}, max ${fmt(Math.max(...utilization), 3)}; ${below} of ${ACCOUNTS} below ${UTILIZATION_GOAL}`);
+  if (proxy) {
+    const p = proxy.stats();
+    console.log(`  webhooks through the balancer: ${Object.values(p.forwarded).reduce((a, b) => a + b, 0)} answered (${Object.values(p.forwarded).join(' / ')}), ${p.retried} sent on to another instance after a failure or 2 s without an answer, ${p.failed} answered by none`);
+  }
   console.log(`  429s over the whole run (warm-up included): ${refusedWhole} in ${accountsRefused} accounts (${tripsWhole} limiter trips); the daemon counted ${daemonRateLimited}`);
   console.log(`  CPU in the window: daemon ${fmt(daemonCpu, 2)} cores, simulator ${fmt(simCpu, 2)} cores; load average ${loadAverage()}`);
 

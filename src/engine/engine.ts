@@ -161,7 +161,7 @@ export function createEngine(opts: EngineOptions) {
    * previous holders left, never another live instance's calls in flight.
    */
   async function recover(taken?: { account: string; fence: number }): Promise<void> {
-    const account = taken && { name: taken.account, fence: taken.fence };
+    const account = taken && { name: taken.account, fence: taken.fence, campaigns: campaigns.scope() };
     await recoverUnfinishedAttempts(db, { now: clock.now(), settleMs, owner: opts.instanceId, logger: log, ...(account ? { account } : {}) });
   }
 

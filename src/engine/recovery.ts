@@ -21,7 +21,7 @@ export async function recoverUnfinishedAttempts(
      * Several active instances: only what the previous holders of this account left, at its
      * taking under `fence` (the other accounts' calls in flight belong to live instances).
      */
-    account?: { name: string; fence: number };
+    account?: { name: string; fence: number; campaigns?: readonly number[] | undefined };
   },
 ): Promise<number> {
   const stale = await dialingAttempts(db, opts.account && { account: opts.account.name, olderThan: opts.account.fence });
@@ -32,7 +32,10 @@ export async function recoverUnfinishedAttempts(
   }
   if (stale.length > 0) opts.logger.warn({ count: stale.length }, 'attempts found unfinished after a stop; following them as unknown');
   // A lead left `calling` without a live attempt would never be dialled again: put it back.
-  const orphanCount = await requeueOrphanedCallingLeads(db, opts.now);
+  // Taking an account, only its own campaigns' leads: the others belong to live instances,
+  // and an UPDATE over every campaign waited for every instance's transactions on their
+  // leads (3 instances, 200 accounts: the takings of a restart took over a minute).
+  const orphanCount = await requeueOrphanedCallingLeads(db, opts.now, opts.account?.campaigns);
   if (orphanCount > 0) opts.logger.warn({ count: orphanCount }, 'leads left calling without a live attempt were put back');
   return stale.length;
 }

@@ -92,12 +92,13 @@ export async function hasLeads(db: Kysely<Database>, campaignId: number): Promis
  * version, or an operator's edit) would never be dialled again: they are put back, due
  * now. Returns how many.
  */
-export async function requeueOrphanedCallingLeads(db: Kysely<Database>, now: number): Promise<number> {
+export async function requeueOrphanedCallingLeads(db: Kysely<Database>, now: number, campaigns?: readonly number[]): Promise<number> {
+  if (campaigns?.length === 0) return 0;
   const orphans = await db
     .updateTable('leads')
     .set({ state: 'retry-scheduled', next_due_at: now, updated_at: now, state_reason: 'recovered at start-up' })
     // Campaign by campaign through the (campaign_id, state) index, not a scan of every lead.
-    .where('campaign_id', 'in', (eb) => eb.selectFrom('campaigns').select('campaigns.id'))
+    .where('campaign_id', 'in', campaigns ? [...campaigns] : (eb) => eb.selectFrom('campaigns').select('campaigns.id'))
     .where('state', '=', 'calling')
     .where((eb) =>
       eb.not(

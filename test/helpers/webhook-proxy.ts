@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 export interface WebhookProxy {
   /** The proxy's base URL (http://127.0.0.1:PORT). */
   url: string;
-  /** Requests forwarded per upstream port, and those no upstream took. */
-  stats(): { forwarded: Record<number, number>; failed: number };
+  /** Requests forwarded per upstream port, those no upstream took, and those sent on to another upstream after one failed or timed out. */
+  stats(): { forwarded: Record<number, number>; failed: number; retried: number };
   close(): Promise<void>;
 }
 
@@ -21,6 +21,7 @@ export async function startWebhookProxy(upstreamPorts: readonly number[]): Promi
   let next = 0;
   const forwarded: Record<number, number> = Object.fromEntries(upstreamPorts.map((p) => [p, 0]));
   let failed = 0;
+  let retried = 0;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -29,7 +30,7 @@ export async function startWebhookProxy(upstreamPorts: readonly number[]): Promi
       const body = Buffer.concat(chunks);
       const start = next++ % upstreamPorts.length;
       const order = upstreamPorts.map((_, i) => upstreamPorts[(start + i) % upstreamPorts.length]!);
-      void tryUpstreams(order, req, body).then((answer) => {
+      void tryUpstreams(order, req, body, () => retried++).then((answer) => {
         if (!answer) {
           failed++;
           res.writeHead(502).end();
@@ -45,7 +46,7 @@ export async function startWebhookProxy(upstreamPorts: readonly number[]): Promi
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    stats: () => ({ forwarded: { ...forwarded }, failed }),
+    stats: () => ({ forwarded: { ...forwarded }, failed, retried }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -61,8 +62,9 @@ interface Answer {
   body: Buffer;
 }
 
-async function tryUpstreams(ports: readonly number[], req: http.IncomingMessage, body: Buffer): Promise<Answer | null> {
-  for (const port of ports) {
+async function tryUpstreams(ports: readonly number[], req: http.IncomingMessage, body: Buffer, onRetry: () => void): Promise<Answer | null> {
+  for (const [i, port] of ports.entries()) {
+    if (i > 0) onRetry();
     const answer = await forward(port, req, body);
     // A 5xx from one instance (its store busy, shutting down) is retried on the next, as a balancer would.
     if (answer && answer.status < 500) return answer;

@@ -45,4 +45,22 @@ describe('recovery at the taking of an account', () => {
       { lead_id: leads[2]!.id, state: 'dialing', owner: 'B', detail: null },
     ]);
   });
+
+  it("puts back only the account's own leads left calling without a live attempt", async () => {
+    const db = handle.db;
+    const acme = await insertCampaign(db, campaignConfig('acme-calls'));
+    const globex = await insertCampaign(db, campaignConfig('globex-calls'));
+    // Each campaign has a lead left `calling` with no attempt (its claim's process died).
+    const [acmeLead] = await insertLeads(db, acme, 'calling', 1);
+    const [globexLead] = await insertLeads(db, globex, 'calling', 1);
+    const fence = (await acquireAccountLease(db, { account: 'acme', holder: 'B', leaseMs: 60_000 }))!;
+
+    await recoverUnfinishedAttempts(db, { now: 10, settleMs: 1_000, owner: 'B', logger: silentLogger(), account: { name: 'acme', fence, campaigns: [acme] } });
+    const state = async (id: number): Promise<string> => (await db.selectFrom('leads').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
+    expect(await state(acmeLead!)).toBe('retry-scheduled');
+    // globex's lead is its own holder's to recover, when it takes globex (or starts).
+    expect(await state(globexLead!)).toBe('calling');
+    await recoverUnfinishedAttempts(db, { now: 20, settleMs: 1_000, owner: 'B', logger: silentLogger() });
+    expect(await state(globexLead!)).toBe('retry-scheduled');
+  });
 });
