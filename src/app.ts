@@ -404,7 +404,16 @@ export async function startApp(opts: AppOptions): Promise<App> {
           }
         },
       });
-      if (perAccount) wakeups = listenForFreedSlots({ url: target, ...(password !== undefined ? { password } : {}), clock, logger, onWake: () => engine.wake() });
+      if (perAccount) {
+        wakeups = listenForFreedSlots({
+          url: target,
+          ...(password !== undefined ? { password } : {}),
+          clock,
+          logger,
+          onWake: () => engine.wake(),
+          onInbox: (account) => engine.inboxArrived(account),
+        });
+      }
       elector = createElector({
         lease: {
           take: () => takeLease(leaseStore.db, instanceId, leaseMs),

@@ -8,6 +8,8 @@ import { createAccountDialing, type AccountDialing } from './account-dialing.js'
 import { createCampaignCatalog } from './campaign-catalog.js';
 import { createGroupCommit } from '../store/group-commit.js';
 import { CONTROL_CHECK_MS } from './policy.js';
+import { createInboxDrain } from './inbox-drain.js';
+import { queueForHolder } from '../store/webhook-inbox.js';
 import type { LeaseView } from './loops/dial-loop.js';
 
 // Many accounts in one daemon (README, "Many accounts"): one engine per account, each with
@@ -20,7 +22,9 @@ import type { LeaseView } from './loops/dial-loop.js';
 // takes up dialing, its call list and its remote campaigns when the account is taken
 // (recovering only what its previous holders left), and gives them up when it is handed
 // over or lost. Its claims carry the account's fence, so the database refuses any claim
-// made after another instance took the account. Webhooks are recorded by any instance.
+// made after another instance took the account. A webhook reaching an instance that does
+// not hold its account is queued for the holder (webhook-inbox.ts), which applies it: each
+// account's campaigns have one writer, so instances never wait on each other's rows.
 
 export interface AccountLane {
   name: string;
@@ -51,7 +55,12 @@ export type AccountEngines = Omit<Engine, 'webhookContext' | 'webhookReceived'> 
    * make_call requests in flight (the manager bounds the wait).
    */
   handover(account: string): Promise<void>;
+  /** Another instance queued a delivery for `account` (with `held`): applied here if this instance holds it. */
+  inboxArrived(account: string): void;
 };
+
+/** How often the queued deliveries of the accounts held are looked for, besides the notifications. */
+const INBOX_SWEEP_MS = 5_000;
 
 /** What an account's dial loop knows of its lease: held or not, and the fence its claims carry. */
 function accountLeaseView(dialing: AccountDialing, account: string): LeaseView {
@@ -126,6 +135,8 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
           // Taken and lost again before this step ran: nothing to dial under.
           const fence = held?.fence(name) ?? null;
           if (fence !== null) await engine.becomeActive({ account: name, fence });
+          // What other instances queued while the account was someone else's, or no one's.
+          inbox?.drain(name);
         },
         becomeStandby: () => engine.becomeStandby(lostGraceMs),
       }),
@@ -143,6 +154,34 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
     for (const { account } of held.list()) roles.get(account)?.set('active');
   }
 
+  /** Applies a delivery in `account`'s engine, routed on by the attempt it names (as handleWebhook does). */
+  async function applyDelivery(account: string, engine: Engine, payload: unknown, receivedAt: number, alongside?: Parameters<typeof handleWebhookPayload>[4]): Promise<WebhookResult> {
+    let [name, lane] = [account, engine];
+    const result = await handleWebhookPayload(
+      engine.webhookContext,
+      payload,
+      receivedAt,
+      (attempt) => {
+        [name, lane] = laneOf(attempt.campaign_id) ?? [name, lane];
+        return lane.webhookContext;
+      },
+      alongside,
+    );
+    if (!result.invalid) lane.webhookReceived(receivedAt);
+    return { ...result, account: name };
+  }
+
+  const inbox = held
+    ? createInboxDrain({
+        db: shared.db,
+        clock: shared.clock,
+        logger: shared.logger,
+        everyMs: INBOX_SWEEP_MS,
+        holds: (account) => held.holds(account),
+        apply: (account, payload, receivedAt, remove) => applyDelivery(account, engines.get(account) ?? first, payload, receivedAt, remove),
+      })
+    : null;
+
   /** The account whose campaign it is (its engine records the delivery); undefined: none of ours. */
   function laneOf(campaignId: number): [string, Engine] | undefined {
     for (const lane of engines) if (lane[1].owns(campaignId)) return lane;
@@ -153,9 +192,11 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
     async start(role = {}) {
       await each((e) => e.start(held ? { standby: true } : role));
       followHeld();
+      inbox?.start();
     },
     async stop(graceMs) {
       unfollow();
+      await inbox?.stop();
       await each((e) => e.stop(graceMs));
       await Promise.all([...roles.values()].map((r) => r.settled()));
     },
@@ -183,25 +224,25 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
      * no account's call matches is counted by the first.
      */
     async handleWebhook(payload, receivedAt): Promise<WebhookResult> {
-      if (all.length === 1) {
+      if (!held) {
+        if (all.length > 1) return applyDelivery(firstName, first, payload, receivedAt);
         const result = await first.handleWebhook(payload, receivedAt);
         return several ? { ...result, account: firstName } : result;
       }
-      let [name, engine] = [firstName, first];
-      // With several active instances the delivery goes in its own account's group commit,
-      // so that a batch writes one account's campaigns (see `commit` above): in the first
-      // account's, every delivery of a turn shared one transaction, whose counter rows
+      // Several active instances: the account the delivery's call is of, found before any
+      // write. Held by another instance: queued for it. Else applied here, in that account's
+      // own group commit, so that a batch writes one account's campaigns (see `commit`): in
+      // the first account's, a turn's deliveries shared one transaction, whose counter rows
       // deadlocked with another instance's batch (3 instances, 200 accounts).
-      if (held) {
-        const attempt = await deliveryAttempt(first.webhookContext, payload, receivedAt);
-        if (attempt) [name, engine] = laneOf(attempt.campaign_id) ?? [firstName, first];
+      const attempt = await deliveryAttempt(first.webhookContext, payload, receivedAt);
+      const [name, engine] = (attempt && laneOf(attempt.campaign_id)) ?? [firstName, first];
+      if (attempt && !held.holds(name) && (await queueForHolder(shared.db, { account: name, instance: shared.instanceId, receivedAt, payload: JSON.stringify(payload) }))) {
+        return { accepted: true, detail: 'queued for the instance holding the account', account: name };
       }
-      const result = await handleWebhookPayload(engine.webhookContext, payload, receivedAt, (attempt) => {
-        [name, engine] = laneOf(attempt.campaign_id) ?? [firstName, first];
-        return engine.webhookContext;
-      });
-      if (!result.invalid) engine.webhookReceived(receivedAt);
-      return { ...result, account: name };
+      return applyDelivery(name, engine, payload, receivedAt);
+    },
+    inboxArrived(account) {
+      inbox?.drain(account);
     },
     async tokenChanged() {
       await each((e) => e.tokenChanged());

@@ -41,6 +41,8 @@ export async function handleWebhookPayload(
   payload: unknown,
   receivedAt: number,
   route?: WebhookRoute,
+  /** Written in the same transaction, whatever the delivery turns out to be (a queued delivery's removal). */
+  alongside?: (trx: Kysely<Database>) => Promise<void>,
 ): Promise<WebhookResult> {
   const parsed = postCallWebhookSchema.safeParse(payload);
   if (!parsed.success) {
@@ -71,6 +73,7 @@ export async function handleWebhookPayload(
   };
   // Finding the attempt and applying the outcome share one transaction (and its batch).
   const found = await ctx.commit.run(async (trx) => {
+    await alongside?.(trx);
     const attempt = await findAttempt(trx, ctx, body, receivedAt);
     if (!attempt) return null;
     const applyContext = route?.(attempt) ?? ctx;

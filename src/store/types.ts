@@ -331,6 +331,16 @@ export interface AccountLeasesTable {
   recent_requests_at: number | null;
 }
 
+/** A post-call delivery waiting for the instance holding its account (migration 0034, src/store/webhook-inbox.ts). */
+export interface WebhookInboxTable {
+  id: Generated<number>;
+  account: string;
+  /** Epoch ms, the receiving instance's clock. */
+  received_at: number;
+  /** The delivery's JSON as it came. */
+  payload: string;
+}
+
 /** An instance taking part in sharing the accounts, renewed with its leases (migration 0023). */
 export interface LeaseInstancesTable {
   instance_id: string;
@@ -357,6 +367,7 @@ export interface Database {
   hook_states: HookStatesTable;
   ha_lease: HaLeaseTable;
   account_leases: AccountLeasesTable;
+  webhook_inbox: WebhookInboxTable;
   lease_instances: LeaseInstancesTable;
   dashboard_sessions: DashboardSessionsTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,58 @@
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
+import type { Database } from './types.js';
+
+// Deliveries for accounts another instance holds (several active instances, migration 0034):
+// one writer per account. The receiving instance queues the delivery only while another
+// instance holds the account's unexpired lease (by the database's clock, as the leases are
+// judged); otherwise it applies the delivery itself, so nothing waits for a holder that
+// is not there. The holder applies each queued delivery and deletes it in one transaction.
+
+/** The channel the holder listens on; the payload is the account's name. */
+export const INBOX_CHANNEL = 'campaignd_inbox';
+
+export interface InboxItem {
+  id: number;
+  received_at: number;
+  payload: string;
+}
+
+/**
+ * Queues a delivery for `account` if an instance other than `instance` holds it now, and
+ * notifies it (on commit, which is this one statement's): true when queued.
+ */
+export async function queueForHolder(
+  db: Kysely<Database>,
+  delivery: { account: string; instance: string; receivedAt: number; payload: string },
+): Promise<boolean> {
+  // Only PostgreSQL has several active instances; a SQLite file has one daemon.
+  if (!isPostgres(db)) return false;
+  const { rows } = await sql<{ queued: number }>`
+    WITH queued AS (
+      INSERT INTO webhook_inbox (account, received_at, payload)
+      SELECT ${delivery.account}, ${Math.floor(delivery.receivedAt)}, ${delivery.payload}
+      WHERE EXISTS (
+        SELECT 1 FROM account_leases
+        WHERE account = ${delivery.account} AND holder IS NOT NULL AND holder <> ${delivery.instance}
+          AND expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint)
+      RETURNING id)
+    SELECT 1 AS queued, pg_notify(${INBOX_CHANNEL}, ${delivery.account}) FROM queued`.execute(db);
+  return rows.length > 0;
+}
+
+/** The oldest deliveries queued for `account`, at most `limit`. */
+export async function inboxFor(db: Kysely<Database>, account: string, limit: number): Promise<InboxItem[]> {
+  const rows = await db.selectFrom('webhook_inbox').select(['id', 'received_at', 'payload']).where('account', '=', account).orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), received_at: Number(r.received_at), payload: r.payload }));
+}
+
+/** Deletes an applied delivery (in the transaction that applied it). */
+export async function deleteInboxItem(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('webhook_inbox').where('id', '=', id).execute();
+}
+
+/** The accounts with deliveries queued: what a periodic look drains (a notification can be missed). */
+export async function inboxAccounts(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('webhook_inbox').select('account').distinct().execute();
+  return rows.map((r) => r.account);
+}
