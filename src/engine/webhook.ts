@@ -90,8 +90,9 @@ export async function handleWebhookPayload(
 
 /**
  * The attempt a delivery names, read outside any transaction: with several active instances
- * (accounts.ts) it says whose group commit the delivery goes in, before the delivery is
- * applied there (where the attempt is found again). Undefined: an invalid payload or no call.
+ * (accounts.ts) its account says whether this instance applies the delivery or queues it for
+ * the account's holder; where it is applied, the attempt is found again. Undefined: an
+ * invalid payload or no call.
  */
 export async function deliveryAttempt(ctx: WebhookContext, payload: unknown, receivedAt: number): Promise<AttemptRow | undefined> {
   const parsed = postCallWebhookSchema.safeParse(payload);
