@@ -9,12 +9,17 @@
 //     (goal ≤ 10 %); p99 of each request kind under that load (goals 25 ms and 10 ms);
 //  3. POST → make_call: a lead posted into a running, open campaign with free slots, until
 //     the simulator records its call (goal p99 ≤ 1 s; the dialing campaign is paused).
+// Flags: --bin FILE runs that build's bin instead of this tree's (before/after runs against
+// another checkout's `npm run build`; a .ts entry that calls main() runs through tsx, so that
+// a profile names the sources); --cpu-prof DIR runs the daemon under `node --cpu-prof`
+// into DIR and prints each window's bounds on the monotonic clock the profile uses, for
+// `npx tsx bench/profile-summary.ts FILE --from US --to US`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type SimProcess, type Workspace } from '../test/e2e/daemon-fixture.js';
-import { runCampaignd, stopAllProcesses, type Proc } from '../test/helpers/processes.js';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { daemonEnv, makeWorkspace, numbers, SECRETS, startSimulator, type SimProcess, type Workspace } from '../test/e2e/daemon-fixture.js';
+import { BIN, runCampaignd, spawnNode, stopAllProcesses, waitForHttp, type Proc } from '../test/helpers/processes.js';
 import { benchDialect, benchTarget, dialectLabel, type BenchTarget } from './lib/bench-db.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { followProcPeak, readProcCpuSeconds } from './lib/rss.js';
@@ -31,6 +36,26 @@ const WINDOW_S = quick ? 10 : 20;
 const WINDOW_PAIRS = quick ? 1 : 3;
 const POST_TO_CALL_RUNS = quick ? 10 : 40;
 const DIAL_LEADS = quick ? 20_000 : 60_000;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const bin = path.resolve(arg('--bin') ?? BIN);
+const profileDir = arg('--cpu-prof');
+/** Microseconds on CLOCK_MONOTONIC, the clock of a V8 profile's timestamps (any process). */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** `node FLAGS BIN run`: the bin's own node flag (its #! line), and the profiler's when asked. */
+async function startBench(ws: Workspace, env: Record<string, string>): Promise<Proc> {
+  // A .ts entry runs through tsx, so that a profile names the sources rather than the bundle's chunks.
+  const loader = /\.m?ts$/.test(bin) ? ['--import', 'tsx'] : [];
+  const [first, ...rest] = ['--max-semi-space-size=4', ...loader, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), bin, 'run', '--config', ws.configPath];
+  const proc = spawnNode('daemon', first!, rest, { env });
+  await proc.waitForLine(/"msg":"campaignd running"/, 30_000);
+  await waitForHttp(`${ws.httpUrl}/healthz`);
+  return proc;
+}
 
 type Json = Record<string, any>;
 
@@ -71,12 +96,27 @@ async function placedTotal(ws: Workspace, campaign: string): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Microseconds that runnable tasks of this machine have waited for a CPU (/proc/pressure/cpu "some" total; NaN without PSI). */
+function cpuStallUs(): number {
+  try {
+    return Number(/some .*total=(\d+)/.exec(fs.readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Calls per second of `campaign` over one window, and the daemon's CPU share, with `load` running meanwhile when given. */
-async function dialWindow(ws: Workspace, campaign: string, pid: number, load: (() => Promise<void>) | null): Promise<{ callsPerSecond: number; cpu: number; lagMs: number }> {
+async function dialWindow(ws: Workspace, campaign: string, pid: number, load: (() => Promise<void>) | null): Promise<{ callsPerSecond: number; cpu: number; lagMs: number; clientLagMs: number; cpuPressure: number }> {
+  // This process's own event-loop delay: a client that falls behind its schedule adds its
+  // own wait to every latency it measures (a busy machine starves it as well as the daemon).
+  const clientLag = monitorEventLoopDelay({ resolution: 5 });
+  clientLag.enable();
+  const pressure0 = cpuStallUs();
   const before = await placedTotal(ws, campaign);
   const cpu0 = readProcCpuSeconds(pid) ?? Number.NaN;
   await loopLagMaxMs(ws);
   const t0 = performance.now();
+  const from = monotonicUs();
   let stop = false;
   const loader = load
     ? (async () => {
@@ -99,7 +139,13 @@ async function dialWindow(ws: Workspace, campaign: string, pid: number, load: ((
   const lagMs = await loopLagMaxMs(ws);
   const after = await placedTotal(ws, campaign);
   const seconds = (performance.now() - t0) / 1000;
-  return { callsPerSecond: (after - before) / seconds, cpu: ((readProcCpuSeconds(pid) ?? Number.NaN) - cpu0) / seconds, lagMs };
+  if (profileDir) console.log(`    ${load ? 'loaded' : 'quiet'} window: --from ${from} --to ${monotonicUs()}`);
+  clientLag.disable();
+  const clientLagMs = clientLag.max / 1e6;
+  const cpuPressure = (cpuStallUs() - pressure0) / 1e6 / seconds;
+  return {
+    clientLagMs,
+    cpuPressure, callsPerSecond: (after - before) / seconds, cpu: ((readProcCpuSeconds(pid) ?? Number.NaN) - cpu0) / seconds, lagMs };
 }
 
 async function main(): Promise<void> {
@@ -109,7 +155,7 @@ async function main(): Promise<void> {
   let target: BenchTarget | null = null;
   let daemon: Proc | null = null;
   try {
-    console.log(`${BENCH} (${dialectLabel(dialect)}): the real daemon and simulator as child processes${quick ? ' (quick)' : ''}`);
+    console.log(`${BENCH} (${dialectLabel(dialect)}): the real daemon and simulator as child processes${quick ? ' (quick)' : ''}; ${bin}`);
     sim = await startSimulator({ token: SECRETS.token, seed: 7, callDuration: '1-2' });
     ws = await makeWorkspace({
       simUrl: sim.url,
@@ -130,7 +176,7 @@ async function main(): Promise<void> {
     if (!key) throw new Error(`api-key create failed (${created.code}): ${created.stderr}`);
     await sim.setWebhook(`${ws.httpUrl}/webhooks/post-call?secret=${SECRETS.webhook}`);
     const t0 = performance.now();
-    daemon = await startDaemon(ws, env);
+    daemon = await startBench(ws, env);
     const peak = followProcPeak(daemon.pid);
     console.log(`  daemon running after ${fmt((performance.now() - t0) / 1000, 1)} s (${DIAL_LEADS.toLocaleString('en')} leads imported for the dialing campaign)`);
 
@@ -178,7 +224,7 @@ async function main(): Promise<void> {
       quiet.push(q.callsPerSecond);
       loaded.push(l.callsPerSecond);
       console.log(
-        `    window pair ${pair + 1}: ${fmt(q.callsPerSecond, 1)} calls/s quiet (daemon CPU ${fmt(q.cpu * 100, 0)} %, longest event-loop stall ${fmt(q.lagMs, 0)} ms), ${fmt(l.callsPerSecond, 1)} calls/s under ${LOAD_RPS} API requests/s (CPU ${fmt(l.cpu * 100, 0)} %, stall ${fmt(l.lagMs, 0)} ms), load average ${os.loadavg()[0]!.toFixed(1)}`,
+        `    window pair ${pair + 1}: ${fmt(q.callsPerSecond, 1)} calls/s quiet (daemon CPU ${fmt(q.cpu * 100, 0)} %, longest event-loop stall ${fmt(q.lagMs, 0)} ms), ${fmt(l.callsPerSecond, 1)} calls/s under ${LOAD_RPS} API requests/s (CPU ${fmt(l.cpu * 100, 0)} %, stall ${fmt(l.lagMs, 0)} ms; the client's own longest stall ${fmt(l.clientLagMs, 0)} ms), load average ${os.loadavg()[0]!.toFixed(1)}, CPU pressure ${fmt(q.cpuPressure * 100, 0)} % / ${fmt(l.cpuPressure * 100, 0)} % (share of time some task waited for a CPU)`,
       );
     }
     // Where the slow requests fall: spread out (the daemon is busy throughout) or bunched (it stalls).
