@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { ApiKeyScope, Database } from './types.js';
 
 // API keys (migration 0014_api_keys). The store never sees a key: src/api/keys.ts makes
@@ -55,9 +56,14 @@ export async function revokeApiKey(db: Kysely<Database>, name: string, now: numb
 
 /** The keys not revoked whose prefix is `prefix` (one, barring a 1-in-2^48 coincidence). */
 export async function activeApiKeysWithPrefix(db: Kysely<Database>, prefix: string): Promise<ActiveApiKey[]> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'name', 'scope', 'key_hash', 'last_used_at']).where('prefix', '=', prefix).where('revoked_at', 'is', null).execute();
+  const rows = await activeByPrefixQuery.rows(db, { prefix });
   return rows.map((r) => ({ ...r, id: Number(r.id), last_used_at: orNull(r.last_used_at) }));
 }
+
+// Every API request runs this lookup (a key is never cached): compiled once, not per request.
+const activeByPrefixQuery = prepared((db, v: { prefix: string }) =>
+  db.selectFrom('api_keys').select(['id', 'name', 'scope', 'key_hash', 'last_used_at']).where('prefix', '=', v.prefix).where('revoked_at', 'is', null),
+);
 
 /** Whether any key was ever created (revoked ones count). */
 export async function anyApiKeyExists(db: Kysely<Database>): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import { ACTIVE_LEAD_STATES, type CampaignRow, type CampaignState, type Database } from './types.js';
 
 // The campaign table mirrors the campaign files. Files own the settings; the operator
@@ -55,8 +56,11 @@ export async function probeCampaigns(db: Kysely<Database>): Promise<void> {
 
 /** The campaign named `name`, if any. */
 export async function getCampaignByName(db: Kysely<Database>, name: string): Promise<CampaignRow | undefined> {
-  return db.selectFrom('campaigns').selectAll().where('name', '=', name).executeTakeFirst();
+  return (await byNameQuery.rows(db, { name }))[0];
 }
+
+// Every API request on a campaign by name looks it up: compiled once, not per request.
+const byNameQuery = prepared((db, v: { name: string }) => db.selectFrom('campaigns').selectAll().where('name', '=', v.name));
 
 /** The campaign with this id, if any. */
 export async function getCampaignById(db: Kysely<Database>, id: number): Promise<CampaignRow | undefined> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './prepared.js';
 import type { CallResultRow } from './results-types.js';
 import type { AttemptRow, Database, LeadRow } from './types.js';
 
@@ -17,16 +18,26 @@ export interface LeadView {
 
 /** The lead with this id, or undefined. */
 export async function leadView(db: Kysely<Database>, id: number): Promise<LeadView | undefined> {
-  const lead = await db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+  const [lead] = await viewQueries.lead.rows(db, { id });
   if (!lead) return undefined;
-  const [campaign, contacts, attempts, result] = await Promise.all([
-    db.selectFrom('campaigns').select('name').where('id', '=', lead.campaign_id).executeTakeFirstOrThrow(),
-    db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', id).where('position', '>=', 1).orderBy('position').execute(),
-    db.selectFrom('attempts').selectAll().where('lead_id', '=', id).orderBy('id').execute(),
-    db.selectFrom('call_results').selectAll().where('lead_id', '=', id).orderBy('attempt_id', 'desc').limit(1).executeTakeFirst(),
+  const [[campaign], contacts, attempts, [result]] = await Promise.all([
+    viewQueries.campaignName.rows(db, { id: lead.campaign_id }),
+    viewQueries.contacts.rows(db, { id }),
+    viewQueries.attempts.rows(db, { id }),
+    viewQueries.result.rows(db, { id }),
   ]);
+  if (!campaign) throw new Error(`lead ${id}: its campaign ${lead.campaign_id} is missing`);
   return { lead, campaign: campaign.name, secondary: contacts.map((c) => c.phone_number), attempts, result: result ?? null };
 }
+
+// `GET /leads/{id}` runs these five on every request: compiled once, not per request.
+const viewQueries = {
+  lead: prepared((db, v: { id: number }) => db.selectFrom('leads').selectAll().where('id', '=', v.id)),
+  campaignName: prepared((db, v: { id: number }) => db.selectFrom('campaigns').select('name').where('id', '=', v.id)),
+  contacts: prepared((db, v: { id: number }) => db.selectFrom('lead_contacts').select('phone_number').where('lead_id', '=', v.id).where('position', '>=', 1).orderBy('position')),
+  attempts: prepared((db, v: { id: number }) => db.selectFrom('attempts').selectAll().where('lead_id', '=', v.id).orderBy('id')),
+  result: prepared((db, v: { id: number }) => db.selectFrom('call_results').selectAll().where('lead_id', '=', v.id).orderBy('attempt_id', 'desc').limit(1)),
+};
 
 /** Ids of the campaign's leads with this external id (one at most) or this number (several when the campaign allows duplicates), oldest first. */
 export async function leadIdsBy(db: Kysely<Database>, campaignId: number, by: { externalId: string } | { phoneNumber: string }): Promise<number[]> {
