@@ -128,7 +128,7 @@ export async function claimAttempt(db: Kysely<Database>, input: ClaimInput): Pro
  */
 export async function claimAttempts(db: Kysely<Database>, inputs: readonly ClaimInput[], fence: ClaimFence = {}): Promise<ClaimResult[]> {
   if (inputs.length === 0) return [];
-  // synchronous=FULL for this commit: the intent must outlive a power cut, not only a crash.
+  // A durable commit (durable.ts): the intent must outlive a power cut, not only a crash.
   return durableTransaction(db, (trx) => claimAttemptsIn(trx, inputs, fence));
 }
 

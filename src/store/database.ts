@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { StoreDialect } from './dialect.js';
-import { SYNCHRONOUS_DEFAULT } from './durable.js';
+import { registerWalSync, SYNCHRONOUS_DEFAULT } from './durable.js';
 import type { Database } from './types.js';
 
 // The SQLite store factory: the ONLY file that knows SQLite's pragmas and files. Its
@@ -91,6 +92,23 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let closed = false;
+  // Durable commits sync the WAL file off the thread (durable.ts). Opened at the first one:
+  // SQLite creates the file at the first write, and keeps it while this connection is open.
+  let walFile: Promise<fsp.FileHandle> | undefined;
+  const wal = !opts.readonly && !memory && String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+  if (wal) {
+    registerWalSync(db, async () => {
+      const opening = (walFile ??= fsp.open(`${resolved}-wal`, 'r'));
+      try {
+        await (await opening).datasync();
+      } catch (err) {
+        // The next durable commit opens the file again rather than failing for good.
+        if (walFile === opening) walFile = undefined;
+        void opening.then((h) => h.close(), () => undefined);
+        throw err;
+      }
+    });
+  }
   return {
     db,
     file: resolved,
@@ -104,6 +122,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
       closed = true;
       // kysely's SqliteDriver closes the better-sqlite3 handle on destroy.
       await db.destroy();
+      await (await walFile?.catch(() => undefined))?.close();
     },
   };
 }

@@ -1,12 +1,15 @@
 // The intent row before make_call (rule 6) is committed with synchronous=FULL, so that a
 // power cut cannot lose it (issue 11, part 4); everything else keeps NORMAL. Checked on a
-// real SQLite file, reading the setting from inside the claim's own transaction.
+// real SQLite file, reading the setting from inside the claim's own transaction. A store
+// opened by the daemon's factory gets the same guarantee from a sync of its WAL file on
+// libuv's thread pool after a NORMAL commit, so the fsync does not hold the daemon's thread.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
 import { claimAttempts, claimAttemptsIn } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
@@ -24,6 +27,7 @@ const FULL = 2;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
@@ -158,5 +162,65 @@ describe('the claim before make_call (rule 6)', () => {
     await migrateToLatest(handle.db, { clock: { now: () => 0 } });
     await durableTransaction(handle.db, async () => undefined);
     expect((await storeSettings(handle)).synchronous).toBe(String(NORMAL));
+  });
+
+  /** Follows the WAL file's sync: what is opened, and each datasync's start and end; `fail` makes the next datasync throw. */
+  function followWalSync(events: string[], fail: { next: boolean }): void {
+    const realOpen = fsp.open.bind(fsp);
+    vi.spyOn(fsp, 'open').mockImplementation(async (file, flags) => {
+      const h = await realOpen(file, flags);
+      events.push(`open ${path.basename(String(file))}`);
+      const datasync = h.datasync.bind(h);
+      h.datasync = async () => {
+        events.push('datasync start');
+        if (fail.next) {
+          fail.next = false;
+          throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        }
+        await datasync();
+        events.push('datasync end');
+      };
+      return h;
+    });
+  }
+
+  async function factoryStoreWithLeads(count: number): Promise<{ handle: ReturnType<typeof openDatabase>; inputs: Parameters<typeof claimAttempts>[1] }> {
+    const handle = openDatabase(tempFile());
+    cleanups.push(() => handle.close());
+    await migrateToLatest(handle.db, { clock: { now: () => 0 } });
+    const row = await upsertCampaign(handle.db, campaign('north'), { timezone: 'UTC' }, 1_000);
+    const phones = Array.from({ length: count }, (_, i) => `+491510000000${i + 1}`);
+    await importLeads(handle.db, { id: row.id, allowDuplicates: false }, rows(phones), { now: 1_000, sourceFile: '/x/north.csv' });
+    const leads = await handle.db.selectFrom('leads').select(['id', 'phone_number']).orderBy('id').execute();
+    return { handle, inputs: leads.map((l) => ({ campaignId: row.id, leadId: l.id, contactPosition: 0, phoneNumber: l.phone_number, assistantId: 1, owner: 'test', now: 2_000 })) };
+  }
+
+  it("on a store opened by the factory, a claim resolves only after its WAL file was synced (off the thread), and the connection stays on NORMAL", async () => {
+    const { handle, inputs } = await factoryStoreWithLeads(2);
+    const events: string[] = [];
+    followWalSync(events, { next: false });
+
+    const [first] = await claimAttempts(handle.db, [inputs[0]!]);
+    events.push('claimed');
+    const [second] = await claimAttempts(handle.db, [inputs[1]!]);
+    events.push('claimed');
+
+    expect(first?.ok && second?.ok).toBe(true);
+    // The file is opened once and kept; every durable commit syncs it before it returns.
+    expect(events).toEqual(['open campaignd.db-wal', 'datasync start', 'datasync end', 'claimed', 'datasync start', 'datasync end', 'claimed']);
+    expect((await storeSettings(handle)).synchronous).toBe(String(NORMAL));
+  });
+
+  it('a WAL sync that fails fails the durable commit (its caller must not act on it), and the next one syncs again', async () => {
+    const { handle, inputs } = await factoryStoreWithLeads(2);
+    const events: string[] = [];
+    const fail = { next: true };
+    followWalSync(events, fail);
+
+    await expect(claimAttempts(handle.db, [inputs[0]!])).rejects.toThrow(/EIO/);
+    const [second] = await claimAttempts(handle.db, [inputs[1]!]);
+
+    expect(second?.ok).toBe(true);
+    expect(events).toEqual(['open campaignd.db-wal', 'datasync start', 'open campaignd.db-wal', 'datasync start', 'datasync end']);
   });
 });
