@@ -74,7 +74,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     // WAL lets `status` read while the daemon writes; NORMAL is durable across process
     // crashes in WAL mode (only an OS crash or a power cut may lose the last transactions).
     // The one commit that must survive those too, the intent row before make_call, runs
-    // through durableTransaction (durable.ts), which switches to FULL around it.
+    // through durableTransaction (durable.ts): the WAL is synced after it, off the thread.
     if (!opts.readonly && !memory) {
       sqlite.pragma('journal_mode = WAL');
       // Checkpoints copy the WAL into the database file and sync it: tens to hundreds of
