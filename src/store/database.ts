@@ -100,7 +100,17 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     registerWalSync(db, async () => {
       const opening = (walFile ??= fsp.open(`${resolved}-wal`, 'r'));
       try {
-        await (await opening).datasync();
+        const handle = await opening;
+        await handle.datasync();
+        // Should SQLite ever have made the WAL file anew (another connection switching the
+        // journal mode, the last one closing), the handle syncs a file no longer written:
+        // sync the one at the path instead, and keep that.
+        const [held, now] = await Promise.all([handle.stat(), fsp.stat(`${resolved}-wal`)]);
+        if (held.ino !== now.ino || held.dev !== now.dev) {
+          walFile = fsp.open(`${resolved}-wal`, 'r');
+          void handle.close().catch(() => undefined);
+          await (await walFile).datasync();
+        }
       } catch (err) {
         // The next durable commit opens the file again rather than failing for good.
         if (walFile === opening) walFile = undefined;
