@@ -203,8 +203,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
       lost: (account, reason) => (leases?.held ?? notYetHeld).lost(account, reason),
     };
 
+    // Several active instances: two of every three webhooks are another instance's account's,
+    // only looked up and queued for it (webhook-inbox.ts); on a connection of their own, that
+    // work does not wait in line behind this instance's own transactions on the engine's.
+    const routeStore = perAccount ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env) : null;
+    if (routeStore) cleanups.push(() => routeStore.close());
     const engine = createAccountEngines({
       db,
+      ...(routeStore ? { routeDb: routeStore.db } : {}),
       accounts: opts.accounts ?? [{ name: DEFAULT_ACCOUNT, client: opts.client, maxCallsInParallel: daemon.maxCallsInParallel }],
       clock,
       logger,

@@ -11,6 +11,8 @@ import { CONTROL_CHECK_MS } from './policy.js';
 import { createInboxDrain } from './inbox-drain.js';
 import { queueForHolder } from '../store/webhook-inbox.js';
 import type { LeaseView } from './loops/dial-loop.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/types.js';
 
 // Many accounts in one daemon (README, "Many accounts"): one engine per account, each with
 // its own client (so its own rate budget, X-RateLimit-* and 429 state), its own service
@@ -40,6 +42,12 @@ export interface AccountEnginesOptions extends Omit<EngineOptions, 'client' | 'a
   held?: HeldAccounts;
   /** How long a lost account's make_call requests are given to finish when its engine stops dialing. */
   lostGraceMs?: number;
+  /**
+   * With `held`: where a delivery's account is looked up and a delivery for another
+   * instance's account queued, and the queue read (default `db`). Reads and the queue only:
+   * the campaigns are written on `db`.
+   */
+  routeDb?: Kysely<Database>;
 }
 
 /** One account's state as `status` shows it. */
@@ -75,7 +83,7 @@ function accountLeaseView(dialing: AccountDialing, account: string): LeaseView {
 }
 
 export function createAccountEngines(opts: AccountEnginesOptions): AccountEngines {
-  const { accounts, dials, held, lostGraceMs, ...shared } = opts;
+  const { accounts, dials, held, lostGraceMs, routeDb = opts.db, ...shared } = opts;
   const dialing = held ? createAccountDialing(held) : null;
   const lanes = accounts.filter((a) => !dials || dials.has(a.name));
   if (lanes.length === 0) throw new Error('no account to dial');
@@ -176,7 +184,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
 
   const inbox = held
     ? createInboxDrain({
-        db: shared.db,
+        db: routeDb,
         clock: shared.clock,
         logger: shared.logger,
         everyMs: INBOX_SWEEP_MS,
@@ -235,9 +243,9 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
       // Several active instances: the account the delivery's call is of, found before any
       // write. Held by another instance: queued for it, the one writer of its campaigns.
       // Else (held here, or by no one) applied here.
-      const attempt = await deliveryAttempt(first.webhookContext, payload, receivedAt);
+      const attempt = await deliveryAttempt({ ...first.webhookContext, db: routeDb }, payload, receivedAt);
       const [name, engine] = (attempt && laneOf(attempt.campaign_id)) ?? [firstName, first];
-      if (attempt && !held.holds(name) && (await queueForHolder(shared.db, { account: name, instance: shared.instanceId, receivedAt, payload: JSON.stringify(payload) }))) {
+      if (attempt && !held.holds(name) && (await queueForHolder(routeDb, { account: name, instance: shared.instanceId, receivedAt, payload: JSON.stringify(payload) }))) {
         return { accepted: true, detail: 'queued for the instance holding the account', account: name };
       }
       return applyDelivery(name, engine, payload, receivedAt);

@@ -42,9 +42,9 @@ describe('several active instances: a delivery reaching the instance that does n
     closers.push(() => sim.close());
     const database = await createTestDatabase();
     closers.push(() => database.drop());
-    // One connection per instance, as each daemon has.
-    const stores = { A: openPostgres(database.url), B: openPostgres(database.url) };
-    closers.push(() => stores.A.close(), () => stores.B.close());
+        // One connection per instance for its engines, and one for looking deliveries up and queueing them, as each daemon has.
+    const stores = { A: openPostgres(database.url), B: openPostgres(database.url), routeA: openPostgres(database.url), routeB: openPostgres(database.url) };
+    closers.push(...Object.values(stores).map((s) => () => s.close()));
     await migrateToLatest(stores.A.db, { clock });
     const lanes: AccountLane[] = [];
     for (const [i, name] of (['acme', 'globex'] as const).entries()) {
@@ -59,6 +59,7 @@ describe('several active instances: a delivery reaching the instance that does n
       const held = createHeldAccounts(clock);
       const engines = createAccountEngines({
         db: stores[id].db,
+        routeDb: stores[id === 'A' ? 'routeA' : 'routeB'].db,
         accounts: lanes,
         held,
         lostGraceMs: 1_000,
