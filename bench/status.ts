@@ -106,7 +106,8 @@ async function judgeAsSyncDoes(target: BenchTarget): Promise<void> {
     let judged = 0;
     for (const row of await handle.db.selectFrom('campaigns').select(['id', 'config_json']).orderBy('id').execute()) {
       const rule = (JSON.parse(row.config_json) as { successWhen?: VariableRule }).successWhen;
-      if (rule) judged += await judgeCampaignSuccesses(handle.db, Number(row.id), rule);
+      // The rule as the store has it: judged when the judgments are incomplete (a store of before 0032), else checked only.
+      if (rule) judged += await judgeCampaignSuccesses(handle.db, Number(row.id), rule, rule);
     }
     console.log(`success_when judged: ${judged.toLocaleString('en')} call results in ${((performance.now() - t) / 1000).toFixed(1)} s (once per rule change)`);
   } finally {
