@@ -16,7 +16,7 @@
 // --variants): every campaign judges success by an extracted variable (success_when), every
 // ended call's result holds one (one in five says yes); before status runs, the store is
 // migrated and the results judged as the daemon's config sync does (timed), so status reads
-// the kept successes (migration 0032; README, "Assistant variants").
+// the kept successes (migration 0035; README, "Assistant variants").
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
@@ -93,7 +93,7 @@ async function bigFigures(): Promise<void> {
 /**
  * What the daemon's start does to a store before status reads it: the migrations (a file
  * built by an older campaignd, BENCH_DB), then success_when judged for every campaign
- * (src/lifecycle/sync-config.ts; the built rows are not judged, as a store of before 0032).
+ * (src/lifecycle/sync-config.ts; the built rows are not judged, as a store of before 0035).
  * Both timed: the one-off cost of an upgrade or of a rule changed in the file.
  */
 async function judgeAsSyncDoes(target: BenchTarget): Promise<void> {
@@ -106,7 +106,7 @@ async function judgeAsSyncDoes(target: BenchTarget): Promise<void> {
     let judged = 0;
     for (const row of await handle.db.selectFrom('campaigns').select(['id', 'config_json']).orderBy('id').execute()) {
       const rule = (JSON.parse(row.config_json) as { successWhen?: VariableRule }).successWhen;
-      // The rule as the store has it: judged when the judgments are incomplete (a store of before 0032), else checked only.
+      // The rule as the store has it: judged when the judgments are incomplete (a store of before 0035), else checked only.
       if (rule) judged += await judgeCampaignSuccesses(handle.db, Number(row.id), rule, rule);
     }
     console.log(`success_when judged: ${judged.toLocaleString('en')} call results in ${((performance.now() - t) / 1000).toFixed(1)} s (once per rule change)`);

@@ -15,7 +15,7 @@ import type { VariantComparison, VariantStatus } from './types.js';
 /**
  * The per-variant figures of each of these campaigns that has variants, by campaign id: the
  * counts the database keeps (one read of a few rows per campaign), and with success_when the
- * successes it kept under the campaign's rule (migration 0032), or, where it cannot vouch for
+ * successes it kept under the campaign's rule (migration 0035), or, where it cannot vouch for
  * them, the extracted variables of every reached call, judged here.
  */
 export async function collectVariantsByCampaign(db: Kysely<Database>, campaigns: readonly { id: number; config: CampaignConfig | undefined }[]): Promise<Map<number, VariantComparison>> {

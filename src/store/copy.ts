@@ -29,7 +29,7 @@ export const COPY_ORDER = [
   'campaign_spend',
   'lead_variant_figures',
   'variant_counts',
-  // the success_when judgments' sums (0032), the same way
+  // the success_when judgments' sums (0035), the same way
   'variant_successes',
   'hook_subscriptions',
   'hook_outbox',

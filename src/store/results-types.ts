@@ -30,7 +30,7 @@ export interface CallResultsTable {
   erased_at: number | null;
   /**
    * The key of the campaign's success_when the row's extracted_json was judged under, and
-   * the judgment (1: it says success); null: not judged (migration 0032).
+   * the judgment (1: it says success); null: not judged (migration 0035).
    */
   success_rule: Generated<string | null>;
   success_match: Generated<number | null>;

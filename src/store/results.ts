@@ -19,7 +19,7 @@ export interface MergeOptions {
   now: number;
   /** results.keep_transcripts: false stores no transcript. */
   keepTranscripts: boolean;
-  /** The campaign's success_when: the extracted variables are judged under it as they are stored (migration 0032). */
+  /** The campaign's success_when: the extracted variables are judged under it as they are stored (migration 0035). */
   successWhen?: VariableRule;
 }
 

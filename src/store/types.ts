@@ -204,13 +204,13 @@ export interface VariantCountsTable {
   called_leads: number;
   reached_leads: number;
   cost: number;
-  /** Leads with a counted reached call whose result has extracted variables, judged or not (migration 0032). */
+  /** Leads with a counted reached call whose result has extracted variables, judged or not (migration 0035). */
   answered_leads: number;
 }
 
 /**
  * Per (campaign, variant, success_when key): the leads whose answered calls were all judged
- * under that key ('' when they disagree or one is not judged) and the successes among them (0032).
+ * under that key ('' when they disagree or one is not judged) and the successes among them (0035).
  */
 export interface VariantSuccessesTable {
   campaign_id: number;
@@ -229,7 +229,7 @@ export interface LeadVariantFiguresTable {
   /** 1 when one of its ended, counted calls reached the person. */
   reached: number;
   cost: number;
-  /** Its answered calls' common success_when key ('' when they differ or one is not judged; null: none) (0032). */
+  /** Its answered calls' common success_when key ('' when they differ or one is not judged; null: none) (0035). */
   success_rule: string | null;
   /** 1 when one of them was judged a success under that key. */
   success: number;

@@ -5,7 +5,7 @@ import { isPostgres } from './dialect.js';
 import { hasMigration } from './migrate.js';
 import type { Database } from './types.js';
 
-// success_when kept by the database (migration 0032; README, "Assistant variants"): whoever
+// success_when kept by the database (migration 0035; README, "Assistant variants"): whoever
 // writes a call result judges its extracted variables once, in JS, under the campaign's rule,
 // and stores the judgment with the rule's key; the triggers sum the judgments per (campaign,
 // variant, key). A rule changed in the file is judged again once, by the config sync
@@ -13,7 +13,7 @@ import type { Database } from './types.js';
 // judges that campaign's calls itself (variantExtractedByCampaign): slower, never wrong.
 
 /** The migration that keeps the judgments. */
-export const VARIANT_SUCCESSES_MIGRATION = '0032_variant_successes';
+export const VARIANT_SUCCESSES_MIGRATION = '0035_variant_successes';
 
 const keys = new WeakMap<VariableRule, string>();
 
@@ -55,7 +55,7 @@ const BATCH = 500;
 /**
  * Judges again, under `rule`, every answered call of the campaign (a counted reached call
  * whose result holds extracted variables) not judged under it: once when the rule changed (`previous` is the rule the store
- * had) or when the kept judgments are incomplete (results written before 0032, or by a
+ * had) or when the kept judgments are incomplete (results written before 0035, or by a
  * writer still on the rule of before). In transactions of BATCH results, so writers go on
  * meanwhile. Returns the results judged.
  */
@@ -128,7 +128,7 @@ async function writeJudgments(db: Kysely<Database>, key: string, byMatch: [numbe
  * under the campaign's rule `key` for every lead that has an answered call (a counted
  * reached call with extracted variables): one read of a few rows per campaign and variant.
  * A campaign left out must be judged from its calls (a rule not yet judged again, a call
- * judged under another rule, a store not migrated to 0032).
+ * judged under another rule, a store not migrated to 0035).
  */
 export async function keptSuccesses(db: Kysely<Database>, campaigns: readonly { id: number; key: string }[]): Promise<Map<number, Map<string, number>>> {
   const out = new Map<number, Map<string, number>>();

@@ -1,7 +1,7 @@
 // The per-variant figures status reads (README, "Assistant variants") are kept by the
 // database (migration 0031): after any mix of the writes the engine, an import or an operator
 // makes, they equal a recount of the rows, on SQLite and PostgreSQL. So do the successes under
-// success_when (0032), judged by the result's writer and again by the config sync when the
+// success_when (0035), judged by the result's writer and again by the config sync when the
 // rule changes: where the kept sums vouch for a campaign they equal a full judgment of its
 // calls by variableSays, and after a sync they always vouch.
 import type { Kysely } from 'kysely';
@@ -75,7 +75,7 @@ const RULES: VariableRule[] = [
 /** What the assistant extracts: texts in several cases and spaces, a number, nothing, an object. */
 const ANSWERS: unknown[] = ['yes', ' YES ', 'Ja', 'ärger ', 'ÄRGER', 'no', 'maybe', 'i̇yi', 'İYI', 42, null, { x: 1 }];
 
-/** The successes per variant of one campaign, judged from every reached call by variableSays: what status showed before 0032. */
+/** The successes per variant of one campaign, judged from every reached call by variableSays: what status showed before 0035. */
 async function judgedFromCalls(campaignId: number, rule: VariableRule): Promise<Record<string, number>> {
   const leads = new Map<string, Set<number>>();
   for (const row of (await variantExtractedByCampaign(store.db, [campaignId])).get(campaignId) ?? []) {
@@ -436,7 +436,7 @@ describe('per-variant counters (migration 0031)', () => {
     await addAttempt(4, 2, 1, 'success', 0); // not counted
     await addAttempt(5, 3, 2, 'success');
     await addAttempt(6, 3, 2); // live
-    // Results as a store of before 0032 holds them (the writer of today also judges them).
+    // Results as a store of before 0035 holds them (the writer of today also judges them).
     const result = async (attemptId: number, leadId: number, campaignId: number, cost: number | null, interest?: string) => {
       await store.db.insertInto('call_results').values({ attempt_id: attemptId, campaign_id: campaignId, lead_id: leadId, call_id: null, status: 'completed', answered_by: null, duration_seconds: null, started_at: null, ended_at: null, cost, recording_url: null, transcript_json: null, extracted_json: interest === undefined ? null : JSON.stringify({ interest }), evaluation_json: null, source: 'poll', received_at: 0, updated_at: 0, erased_at: null } as never).execute();
     };

@@ -37,7 +37,7 @@ describe('syncCampaigns: success_when', () => {
       campaignConfig('a', { assistantId: 1, variants: [{ name: 'x', assistantId: 1, weight: 1 }, { name: 'y', assistantId: 1, weight: 1 }], successWhen: { variable: 'interest', values } });
     const sync = (cfg: CampaignConfig) => syncCampaigns(store.db, { campaigns: [cfg], problems: [], brokenCampaigns: [] } as unknown as LoadedConfig, { now: 0, logger, client: engineClientFrom(client) });
 
-    // A campaign with calls already made (results written before 0032: not judged).
+    // A campaign with calls already made (results written before 0035: not judged).
     await sync(campaignConfig('a', { assistantId: 1 }));
     const id = Number((await getCampaignByName(store.db, 'a'))!.id);
     const answers = ['Ja ', 'no', 'maybe', 'JA', 'ja', 'Maybe'];
