@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
-import { variableSays } from '../config/variable-match.js';
 import { compareGroups, wilsonInterval } from '../stats/proportions.js';
 import { variantCountsByCampaign, variantExtractedByCampaign, type VariantCounts, type VariantExtracted } from '../store/variants.js';
-import { keptSuccesses, successRuleKey } from '../store/variant-successes.js';
+import { judgeExtracted, keptSuccesses, successRuleKey } from '../store/variant-successes.js';
 import type { Database } from '../store/types.js';
 import type { VariantComparison, VariantStatus } from './types.js';
 
@@ -68,13 +67,8 @@ function compareVariants(config: CampaignConfig, stored: readonly VariantCounts[
 function successesByVariant(extracted: readonly VariantExtracted[], config: CampaignConfig): Map<string, number> {
   const leads = new Map<string, Set<number>>();
   for (const row of extracted) {
-    let extracted: unknown;
-    try {
-      extracted = JSON.parse(row.extractedJson);
-    } catch {
-      continue; // an unreadable record says nothing
-    }
-    if (!variableSays(config.successWhen, extracted)) continue;
+    // The same judgment as the result's writer made (an unreadable record says nothing).
+    if (!judgeExtracted(config.successWhen!, row.extractedJson)) continue;
     let set = leads.get(row.variant);
     if (!set) leads.set(row.variant, (set = new Set()));
     set.add(row.leadId);

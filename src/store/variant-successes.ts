@@ -54,9 +54,9 @@ const BATCH = 500;
 
 /**
  * Judges again, under `rule`, every answered call of the campaign (a counted reached call
- * whose result holds extracted variables) not judged under it: once when the rule changed (`previous` is the rule the store
- * had) or when the kept judgments are incomplete (results written before 0035, or by a
- * writer still on the rule of before). In transactions of BATCH results, so writers go on
+ * whose result holds extracted variables) not judged under it: once when the rule changed
+ * (`previous` is the rule the store had) or when the kept judgments are incomplete (results
+ * written before 0035, or by a writer still on the rule of before). In transactions of BATCH results, so writers go on
  * meanwhile. Returns the results judged.
  */
 export async function judgeCampaignSuccesses(db: Kysely<Database>, campaignId: number, rule: VariableRule, previous?: VariableRule): Promise<number> {
