@@ -49,15 +49,19 @@ export function judgmentOf(rule: VariableRule | undefined, extractedJson: string
   return { success_rule: successRuleKey(rule), success_match: judgeExtracted(rule, extractedJson) };
 }
 
-/** Results judged per transaction: on PostgreSQL each rewrites its campaign's sums once per lead (MVCC), so a short one. */
-const BATCH = 500;
+/**
+ * Results judged per transaction. On PostgreSQL each judgment rewrites its campaign's sums
+ * (the same few rows of variant_counts and variant_successes), and every version of a row
+ * written again in one transaction lengthens the chain the next write walks: shorter there.
+ */
+const BATCH = { sqlite: 500, postgres: 100 };
 
 /**
  * Judges again, under `rule`, every answered call of the campaign (a counted reached call
  * whose result holds extracted variables) not judged under it: once when the rule changed
  * (`previous` is the rule the store had) or when the kept judgments are incomplete (results
- * written before 0035, or by a writer still on the rule of before). In transactions of BATCH results, so writers go on
- * meanwhile. Returns the results judged.
+ * written before 0035, or by a writer still on the rule of before). In short transactions
+ * (BATCH), so writers go on meanwhile. Returns the results judged.
  */
 export async function judgeCampaignSuccesses(db: Kysely<Database>, campaignId: number, rule: VariableRule, previous?: VariableRule): Promise<number> {
   if (!(await hasMigration(db, VARIANT_SUCCESSES_MIGRATION))) return 0;
@@ -81,7 +85,7 @@ export async function judgeCampaignSuccesses(db: Kysely<Database>, campaignId: n
       .where('a.outcome', '=', 'success')
       .where('a.counted', '=', 1)
       .orderBy('r.attempt_id')
-      .limit(BATCH)
+      .limit(isPostgres(db) ? BATCH.postgres : BATCH.sqlite)
       .execute();
     if (rows.length === 0) return judged;
     const byMatch: [number[], number[]] = [[], []];
