@@ -14,8 +14,9 @@
 // remaining and projected. `--campaigns N` spreads the leads over N campaigns (default 5);
 // issue 24's figure: `--variants --budgets --campaigns 100`. `--success-when` (with
 // --variants): every campaign judges success by an extracted variable (success_when), every
-// ended call's result holds one (one in five says yes), so status reads the reached calls'
-// variables: the part of the figures the database does not keep (README, "Assistant variants").
+// ended call's result holds one (one in five says yes); before status runs, the store is
+// migrated and the results judged as the daemon's config sync does (timed), so status reads
+// the kept successes (migration 0035; README, "Assistant variants").
 // `--dialect postgres` (bench/lib/bench-db.ts): the same stores as PostgreSQL databases,
 // built by INSERT … SELECT FROM generate_series (the same rows), the command given the URL
 // without its password and PGPASSWORD, as an operator runs it.
@@ -31,6 +32,8 @@ import { openForBulkLoad } from './lib/big-store.js';
 import { migrations } from '../migrations/index.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { VARIANT_COUNTS_MIGRATION } from '../src/store/variants.js';
+import { judgeCampaignSuccesses } from '../src/store/variant-successes.js';
+import type { VariableRule } from '../src/config/variable-match.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
 import { buildIfStale } from '../test/helpers/build.js';
@@ -82,8 +85,34 @@ try {
 /** The big store's command figure and the in-process ones. */
 async function bigFigures(): Promise<void> {
   if (!reuse) await build(big, LEADS);
+  if (SUCCESS_WHEN) await judgeAsSyncDoes(big);
   commandFigure(big, LEADS, 400);
   await measure();
+}
+
+/**
+ * What the daemon's start does to a store before status reads it: the migrations (a file
+ * built by an older campaignd, BENCH_DB), then success_when judged for every campaign
+ * (src/lifecycle/sync-config.ts; the built rows are not judged, as a store of before 0035).
+ * Both timed: the one-off cost of an upgrade or of a rule changed in the file.
+ */
+async function judgeAsSyncDoes(target: BenchTarget): Promise<void> {
+  const handle = await target.open();
+  try {
+    let t = performance.now();
+    await migrateToLatest(handle.db, { clock: { now: () => NOW } });
+    console.log(`migrations: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    t = performance.now();
+    let judged = 0;
+    for (const row of await handle.db.selectFrom('campaigns').select(['id', 'config_json']).orderBy('id').execute()) {
+      const rule = (JSON.parse(row.config_json) as { successWhen?: VariableRule }).successWhen;
+      // The rule as the store has it: judged when the judgments are incomplete (a store of before 0035), else checked only.
+      if (rule) judged += await judgeCampaignSuccesses(handle.db, Number(row.id), rule, rule);
+    }
+    console.log(`success_when judged: ${judged.toLocaleString('en')} call results in ${((performance.now() - t) / 1000).toFixed(1)} s (once per rule change)`);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

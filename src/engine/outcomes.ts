@@ -125,7 +125,8 @@ async function keepResult(trx: Trx, ctx: OutcomeContext, attempt: AttemptRow, ob
     trx,
     { attemptId: attempt.id, campaignId: attempt.campaign_id, leadId: attempt.lead_id },
     obs.read.fields,
-    { source: obs.source, now, keepTranscripts: ctx.results?.keepTranscripts ?? true },
+    // success_when is judged as the variables are stored, so status need not read them (migration 0035).
+    { source: obs.source, now, keepTranscripts: ctx.results?.keepTranscripts ?? true, successWhen: ctx.campaign(attempt.campaign_id)?.config.successWhen },
   );
 }
 

@@ -12,6 +12,7 @@ import { readSuppressionFile } from '../leads/suppression-file.js';
 import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js';
 import type { Database } from '../store/types.js';
 import { addConfigProblems, recordConfigProblems } from '../store/daemons.js';
+import { judgeCampaignSuccesses } from '../store/variant-successes.js';
 
 // Brings the store in line with the files: campaign rows, lead files, the do-not-call
 // list. Runs at start and on SIGHUP; never stops a good campaign for a bad neighbour.
@@ -69,6 +70,13 @@ export async function syncCampaigns(
     const assistant = assistants?.find((a) => a.id === cfg.assistantId);
     const timezone = cfg.timezone ?? assistant?.timezone ?? existing?.timezone ?? null;
     const row = await upsertCampaign(db, cfg, { timezone }, now);
+    // success_when judged again under the file's rule when it changed (or judgments are missing):
+    // once per change, so that status reads kept successes, not every call's variables.
+    if (cfg.variants && cfg.successWhen) {
+      const previous = existing ? (JSON.parse(existing.config_json) as Partial<CampaignConfig>).successWhen : undefined;
+      const judged = await judgeCampaignSuccesses(db, row.id, cfg.successWhen, previous);
+      if (judged > 0) logger.info({ campaign: cfg.name, results: judged }, 'call results judged under success_when');
+    }
     let problem: string | null = null;
     if (assistants && !assistant) problem = `assistant ${cfg.assistantId} is not one of this account's assistants`;
     else if (assistant && assistant.type !== 'outbound') problem = `assistant ${cfg.assistantId} is ${assistant.type}, not outbound`;

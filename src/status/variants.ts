@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { CampaignConfig } from '../config/types.js';
-import { variableSays } from '../config/variable-match.js';
 import { compareGroups, wilsonInterval } from '../stats/proportions.js';
 import { variantCountsByCampaign, variantExtractedByCampaign, type VariantCounts, type VariantExtracted } from '../store/variants.js';
+import { judgeExtracted, keptSuccesses, successRuleKey } from '../store/variant-successes.js';
 import type { Database } from '../store/types.js';
 import type { VariantComparison, VariantStatus } from './types.js';
 
@@ -14,7 +14,8 @@ import type { VariantComparison, VariantStatus } from './types.js';
 /**
  * The per-variant figures of each of these campaigns that has variants, by campaign id: the
  * counts the database keeps (one read of a few rows per campaign), and with success_when the
- * extracted variables of every reached call, judged here (the rule is the file's, and may change).
+ * successes it kept under the campaign's rule (migration 0035), or, where it cannot vouch for
+ * them, the extracted variables of every reached call, judged here.
  */
 export async function collectVariantsByCampaign(db: Kysely<Database>, campaigns: readonly { id: number; config: CampaignConfig | undefined }[]): Promise<Map<number, VariantComparison>> {
   const withVariants = campaigns.filter((c) => c.config?.variants);
@@ -22,10 +23,15 @@ export async function collectVariantsByCampaign(db: Kysely<Database>, campaigns:
   if (withVariants.length === 0) return out;
   const counts = await variantCountsByCampaign(db, withVariants.map((c) => c.id));
   const judged = withVariants.filter((c) => c.config?.successWhen);
-  const extracted = judged.length > 0 ? await variantExtractedByCampaign(db, judged.map((c) => c.id)) : new Map<number, VariantExtracted[]>();
+  // The successes the database kept under each campaign's rule; the campaigns it could not
+  // vouch for (a rule not judged again yet, a call judged under another) judged here, from their calls.
+  const kept = await keptSuccesses(db, judged.map((c) => ({ id: c.id, key: successRuleKey(c.config!.successWhen!) })));
+  const unkept = judged.filter((c) => !kept.has(c.id));
+  const extracted = unkept.length > 0 ? await variantExtractedByCampaign(db, unkept.map((c) => c.id)) : new Map<number, VariantExtracted[]>();
   for (const c of withVariants) {
     const config = c.config!;
-    out.set(c.id, compareVariants(config, counts.get(c.id) ?? [], config.successWhen ? successesByVariant(extracted.get(c.id) ?? [], config) : null));
+    const successes = config.successWhen ? (kept.get(c.id) ?? successesByVariant(extracted.get(c.id) ?? [], config)) : null;
+    out.set(c.id, compareVariants(config, counts.get(c.id) ?? [], successes));
   }
   return out;
 }
@@ -61,13 +67,8 @@ function compareVariants(config: CampaignConfig, stored: readonly VariantCounts[
 function successesByVariant(extracted: readonly VariantExtracted[], config: CampaignConfig): Map<string, number> {
   const leads = new Map<string, Set<number>>();
   for (const row of extracted) {
-    let extracted: unknown;
-    try {
-      extracted = JSON.parse(row.extractedJson);
-    } catch {
-      continue; // an unreadable record says nothing
-    }
-    if (!variableSays(config.successWhen, extracted)) continue;
+    // The same judgment as the result's writer made (an unreadable record says nothing).
+    if (!judgeExtracted(config.successWhen!, row.extractedJson)) continue;
     let set = leads.get(row.variant);
     if (!set) leads.set(row.variant, (set = new Set()));
     set.add(row.leadId);

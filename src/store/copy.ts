@@ -29,6 +29,8 @@ export const COPY_ORDER = [
   'campaign_spend',
   'lead_variant_figures',
   'variant_counts',
+  // the success_when judgments' sums (0035), the same way
+  'variant_successes',
   'hook_subscriptions',
   'hook_outbox',
   'hook_states',
@@ -47,7 +49,7 @@ const ID_TABLES = new Set<string>(['campaigns', 'leads', 'attempts', 'events', '
 /** Tables a SQLite target's triggers fill from the copied rows (checked: their `n` add up). */
 const TRIGGER_KEPT = new Set<string>(['lead_counts', 'attempt_counts']);
 /** Tables a SQLite target's triggers fill too, not copied there. */
-const SQLITE_TRIGGER_FILLED = new Set<string>([...TRIGGER_KEPT, 'campaign_spend', 'lead_variant_figures', 'variant_counts']);
+const SQLITE_TRIGGER_FILLED = new Set<string>([...TRIGGER_KEPT, 'campaign_spend', 'lead_variant_figures', 'variant_counts', 'variant_successes']);
 
 /** PostgreSQL accepts at most 65,535 bound parameters in one statement. */
 const MAX_PARAMETERS = 60_000;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 // Row type of migrations/0004_call_results.ts. Times are epoch milliseconds.
 
@@ -28,6 +28,12 @@ export interface CallResultsTable {
   updated_at: number;
   /** When the personal fields were erased (retention or forget); null while kept. */
   erased_at: number | null;
+  /**
+   * The key of the campaign's success_when the row's extracted_json was judged under, and
+   * the judgment (1: it says success); null: not judged (migration 0035).
+   */
+  success_rule: Generated<string | null>;
+  success_match: Generated<number | null>;
 }
 
 export type CallResultRow = Selectable<CallResultsTable>;

@@ -1,6 +1,8 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { CallResultFields, CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
+import type { VariableRule } from '../config/variable-match.js';
+import { judgmentOf } from './variant-successes.js';
 
 // The call_results repository (migrations/0004_call_results.ts): what the service said of
 // each attempt's call. Written by the engine inside the outcome's own transaction.
@@ -17,6 +19,8 @@ export interface MergeOptions {
   now: number;
   /** results.keep_transcripts: false stores no transcript. */
   keepTranscripts: boolean;
+  /** The campaign's success_when: the extracted variables are judged under it as they are stored (migration 0035). */
+  successWhen?: VariableRule;
 }
 
 const KEPT = ['call_id', 'status', 'answered_by', 'duration_seconds', 'started_at', 'ended_at', 'cost'] as const;
@@ -27,6 +31,7 @@ export const PERSONAL_RESULT_FIELDS = ['recording_url', 'transcript_json', 'extr
 const INSERTED = [
   'attempt_id', 'campaign_id', 'lead_id', 'call_id', 'status', 'answered_by', 'duration_seconds', 'started_at', 'ended_at', 'cost',
   'recording_url', 'transcript_json', 'extracted_json', 'evaluation_json', 'source', 'received_at', 'updated_at',
+  'success_rule', 'success_match',
 ] as const;
 
 /**
@@ -45,6 +50,12 @@ function upsertFor(db: Kysely<Database>): CompiledQuery {
   const set: Record<string, RawBuilder<unknown>> = {};
   for (const col of KEPT) set[col] = keep(col);
   for (const col of PERSONAL_RESULT_FIELDS) set[col] = personal(col);
+  // The judgment goes with the extracted_json the row ends with: this source's when it
+  // fills the row's (or repeats it), the row's own otherwise (SET reads the row of before).
+  const judgment = (col: string): RawBuilder<unknown> =>
+    sql`case when (call_results.extracted_json is null and call_results.erased_at is null) or (call_results.extracted_json = excluded.extracted_json and excluded.success_rule is not null) then ${sql.ref(`excluded.${col}`)} else ${sql.ref(`call_results.${col}`)} end`;
+  set.success_rule = judgment('success_rule');
+  set.success_match = judgment('success_match');
   compiled = db
     .insertInto('call_results')
     .values(Object.fromEntries(INSERTED.map((c) => [c, null])) as never)
@@ -69,6 +80,7 @@ function upsertFor(db: Kysely<Database>): CompiledQuery {
  */
 export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, f: CallResultFields, opts: MergeOptions): Promise<void> {
   const transcript = opts.keepTranscripts && f.transcript !== null ? JSON.stringify(f.transcript) : null;
+  const extracted = f.extracted === null ? null : JSON.stringify(f.extracted);
   const values: Record<(typeof INSERTED)[number], unknown> = {
     attempt_id: owner.attemptId,
     campaign_id: owner.campaignId,
@@ -82,11 +94,12 @@ export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, 
     cost: f.cost,
     recording_url: f.recordingUrl,
     transcript_json: transcript,
-    extracted_json: f.extracted === null ? null : JSON.stringify(f.extracted),
+    extracted_json: extracted,
     evaluation_json: f.evaluation === null || f.evaluation === undefined ? null : JSON.stringify(f.evaluation),
     source: opts.source,
     received_at: opts.now,
     updated_at: opts.now,
+    ...judgmentOf(opts.successWhen, extracted),
   };
   const compiled = upsertFor(db);
   await db.executeQuery({ ...compiled, parameters: INSERTED.map((c) => values[c]) });

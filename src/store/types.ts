@@ -204,6 +204,20 @@ export interface VariantCountsTable {
   called_leads: number;
   reached_leads: number;
   cost: number;
+  /** Leads with a counted reached call whose result has extracted variables, judged or not (migration 0035). */
+  answered_leads: number;
+}
+
+/**
+ * Per (campaign, variant, success_when key): the leads whose answered calls were all judged
+ * under that key ('' when they disagree or one is not judged) and the successes among them (0035).
+ */
+export interface VariantSuccessesTable {
+  campaign_id: number;
+  variant: string;
+  success_rule: string;
+  leads: number;
+  successes: number;
 }
 
 /** One lead's figures (leads holding a variant only), kept by triggers (migration 0031). */
@@ -215,6 +229,10 @@ export interface LeadVariantFiguresTable {
   /** 1 when one of its ended, counted calls reached the person. */
   reached: number;
   cost: number;
+  /** Its answered calls' common success_when key ('' when they differ or one is not judged; null: none) (0035). */
+  success_rule: string | null;
+  /** 1 when one of them was judged a success under that key. */
+  success: number;
 }
 
 /** Attempts of a campaign, whatever their state, kept by triggers (migration 0002). */
@@ -361,6 +379,7 @@ export interface Database {
   campaign_spend: CampaignSpendTable;
   variant_counts: VariantCountsTable;
   lead_variant_figures: LeadVariantFiguresTable;
+  variant_successes: VariantSuccessesTable;
   call_results: CallResultsTable;
   hook_subscriptions: HookSubscriptionsTable;
   hook_outbox: HookOutboxTable;

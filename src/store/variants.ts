@@ -155,7 +155,8 @@ export async function recountVariantsByCampaign(db: Kysely<Database>, campaignId
 
 /**
  * The extracted variables of these campaigns' reached calls, with each lead's variant (for
- * success_when), by campaign id: one read, as long as the reached calls (~0.7 s for 200,000;
+ * success_when where the database did not keep the judgments: src/store/variant-successes.ts),
+ * by campaign id: one read, as long as the reached calls (~0.7 s for 200,000;
  * bench/RESULTS.md). A partial index of successes made it slower: one sequential pass over the
  * attempts beats 200,000 random lookups of their leads and results.
  */
@@ -169,6 +170,8 @@ export async function variantExtractedByCampaign(db: Kysely<Database>, campaignI
     .select(['a.campaign_id', 'l.variant', 'a.lead_id', 'r.extracted_json'])
     .where('a.campaign_id', 'in', [...new Set(campaignIds)])
     .where('a.outcome', '=', 'success')
+    // A reached call is a counted one (the figures' reachedLeads): a withdrawn attempt reached no one.
+    .where('a.counted', '=', 1)
     .where('l.variant', 'is not', null)
     .where('r.extracted_json', 'is not', null)
     .execute();

@@ -38,7 +38,7 @@ describe(`migrations (${testDialect})`, () => {
     const rows = await (h.db as unknown as Kysely<any>).selectFrom('schema_migrations').selectAll().orderBy('version').execute();
     expect(rows).toEqual(Object.keys(migrations).map((version) => ({ version, applied_at: 1_700_000_000_000 })));
     const tables = (await h.db.introspection.getTables()).map((t) => t.name).sort();
-    expect(tables).toEqual(['account_leases', 'api_idempotency', 'api_keys', 'attempt_counts', 'attempts', 'call_results', 'callbacks', 'campaign_spend', 'campaigns', 'daemons', 'dashboard_sessions', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'lead_variant_figures', 'leads', 'lease_instances', 'predial_counts', 'schema_migrations', 'suppressions', 'variant_counts', 'webhook_inbox']);
+    expect(tables).toEqual(['account_leases', 'api_idempotency', 'api_keys', 'attempt_counts', 'attempts', 'call_results', 'callbacks', 'campaign_spend', 'campaigns', 'daemons', 'dashboard_sessions', 'events', 'ha_lease', 'hook_outbox', 'hook_states', 'hook_subscriptions', 'lead_contacts', 'lead_counts', 'lead_variant_figures', 'leads', 'lease_instances', 'predial_counts', 'schema_migrations', 'suppressions', 'variant_counts', 'variant_successes', 'webhook_inbox']);
   });
 
   it('refuses a database written by a newer campaignd', async () => {
