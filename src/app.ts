@@ -22,7 +22,7 @@ import { campaignAccount, DEFAULT_ACCOUNT } from './config/accounts.js';
 import type { EngineClient } from './engine/ports.js';
 import { startHttpServer, type HttpServerHandle } from './http/server.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
-import { syncCampaigns, syncLeadFiles, syncSuppressionList } from './lifecycle/sync-config.js';
+import { judgeSuccesses, syncCampaigns, syncLeadFiles, syncSuppressionList, type SuccessJudging } from './lifecycle/sync-config.js';
 import { acquireDaemonSlot, HEARTBEAT_STALE_MS, pidAlive } from './lifecycle/daemon-row.js';
 import { heartbeat, liveInstancesDialing, markStopped, type ApiCounters, type DaemonAccount } from './store/daemons.js';
 import { probeCampaigns } from './store/campaigns.js';
@@ -183,7 +183,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
     // Several active instances sync the same files: the assistants are listed only when needed (sync-config.ts).
     const listAssistants = perAccount ? 'when-needed' : 'always';
-    await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants));
+    const judgingAtStart = await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants));
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
     const secretOf = opts.hookSecret ?? ((name: string) => process.env[name]);
     const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: secretOf, sending: !shared });
@@ -448,6 +448,20 @@ export async function startApp(opts: AppOptions): Promise<App> {
       await engine.start();
     }
     cleanups.push(() => engine.stop(0));
+    // success_when judged under a new or changed rule while the campaigns dial (sync-config.ts).
+    let judgingStopped = false;
+    let judging: Promise<void> = Promise.resolve();
+    const judgeInBackground = (jobs: readonly SuccessJudging[]): void => {
+      if (jobs.length === 0) return;
+      judging = judging
+        .then(() => judgeSuccesses(db, jobs, logger, () => judgingStopped))
+        .catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'success_when judging stopped; status judges the calls itself until the next start or reload'));
+    };
+    cleanups.push(async () => {
+      judgingStopped = true;
+      await judging;
+    });
+    judgeInBackground(judgingAtStart);
 
     /** Whether this instance dials the account now: its lease per account, else the one lease (always on SQLite). */
     const dialsAccount = (account: string): boolean => (perAccount ? held.holds(account) : shared ? (elector?.holds() ?? false) : true);
@@ -504,7 +518,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       ownAccounts: () => (perAccount ? held.list().map((h) => h.account) : undefined),
       async reload(config) {
         currentConfig = config;
-        await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants));
+        judgeInBackground(await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants)));
         await hooks.reload(config.daemon);
         await engine.reload();
         await beat();
@@ -529,12 +543,13 @@ function requestsOf(counters: ApiCounters | undefined): DaemonAccount['requests'
   return { sent: counters?.sent ?? 0, rateLimited: counters?.rateLimited ?? 0 };
 }
 
-async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions, listAssistants: 'always' | 'when-needed'): Promise<void> {
+async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppOptions, listAssistants: 'always' | 'when-needed'): Promise<SuccessJudging[]> {
   const now = opts.clock.now();
   const lanes = opts.accounts;
   const accountNames = lanes?.map((a) => ({ name: a.name })) ?? [];
-  await syncCampaigns(db, config, {
+  const judging = await syncCampaigns(db, config, {
     now,
+    judge: 'later',
     client: opts.client,
     logger: opts.logger,
     listAssistants,
@@ -543,4 +558,5 @@ async function syncConfig(db: Kysely<Database>, config: LoadedConfig, opts: AppO
   });
   await syncSuppressionList(db, config.daemon, { now, logger: opts.logger });
   await syncLeadFiles(db, config, { now, logger: opts.logger });
+  return judging;
 }

@@ -13,6 +13,7 @@ import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js
 import type { Database } from '../store/types.js';
 import { addConfigProblems, recordConfigProblems } from '../store/daemons.js';
 import { judgeCampaignSuccesses } from '../store/variant-successes.js';
+import type { VariableRule } from '../config/variable-match.js';
 
 // Brings the store in line with the files: campaign rows, lead files, the do-not-call
 // list. Runs at start and on SIGHUP; never stops a good campaign for a bad neighbour.
@@ -38,8 +39,14 @@ export async function syncCampaigns(
      * Default 'always'.
      */
     listAssistants?: 'always' | 'when-needed';
+    /**
+     * 'later' (the daemon): success_when's judging is returned, to run after dialing has
+     * started; judging a changed rule over a large store takes minutes on PostgreSQL, and the
+     * daemon must not wait for it to dial (status judges the calls itself meanwhile). Default 'now'.
+     */
+    judge?: 'now' | 'later';
   },
-): Promise<void> {
+): Promise<SuccessJudging[]> {
   const { now, logger } = deps;
   type Assistants = Awaited<ReturnType<EngineClient['assistants']>>;
   // Each account's assistants listed once; null when the list could not be read.
@@ -57,6 +64,7 @@ export async function syncCampaigns(
     return list;
   };
   const seen = new Set<string>();
+  const judging: SuccessJudging[] = [];
   for (const cfg of config.campaigns) {
     seen.add(cfg.name);
     const existing = await getCampaignByName(db, cfg.name);
@@ -74,8 +82,7 @@ export async function syncCampaigns(
     // once per change, so that status reads kept successes, not every call's variables.
     if (cfg.variants && cfg.successWhen) {
       const previous = existing ? (JSON.parse(existing.config_json) as Partial<CampaignConfig>).successWhen : undefined;
-      const judged = await judgeCampaignSuccesses(db, row.id, cfg.successWhen, previous);
-      if (judged > 0) logger.info({ campaign: cfg.name, results: judged }, 'call results judged under success_when');
+      judging.push({ campaignId: row.id, campaign: cfg.name, rule: cfg.successWhen, ...(previous ? { previous } : {}) });
     }
     let problem: string | null = null;
     if (assistants && !assistant) problem = `assistant ${cfg.assistantId} is not one of this account's assistants`;
@@ -97,6 +104,27 @@ export async function syncCampaigns(
   }
   const errors = config.problems.filter((p) => p.severity === 'error');
   await recordConfigProblems(db, errors.length > 0 ? formatProblems(errors).split('\n').filter(Boolean) : []);
+  if (deps.judge === 'later') return judging;
+  await judgeSuccesses(db, judging, logger);
+  return [];
+}
+
+/** A campaign's answered calls to judge under its success_when (syncCampaigns). */
+export interface SuccessJudging {
+  campaignId: number;
+  campaign: string;
+  rule: VariableRule;
+  /** The rule the store had before this sync. */
+  previous?: VariableRule;
+}
+
+/** Judges each campaign's answered calls under its rule, one campaign after the other; `stop` ends it between batches. */
+export async function judgeSuccesses(db: Kysely<Database>, judging: readonly SuccessJudging[], logger: Logger, stop: () => boolean = () => false): Promise<void> {
+  for (const job of judging) {
+    if (stop()) return;
+    const judged = await judgeCampaignSuccesses(db, job.campaignId, job.rule, job.previous, stop);
+    if (judged > 0) logger.info({ campaign: job.campaign, results: judged }, 'call results judged under success_when');
+  }
 }
 
 /** Imports each campaign's lead file when it changed since the last import. */

@@ -63,14 +63,21 @@ const BATCH = { sqlite: 500, postgres: 100 };
  * written before 0035, or by a writer still on the rule of before). In short transactions
  * (BATCH), so writers go on meanwhile. Returns the results judged.
  */
-export async function judgeCampaignSuccesses(db: Kysely<Database>, campaignId: number, rule: VariableRule, previous?: VariableRule): Promise<number> {
+export async function judgeCampaignSuccesses(
+  db: Kysely<Database>,
+  campaignId: number,
+  rule: VariableRule,
+  previous?: VariableRule,
+  /** Asked before each batch: true ends the pass (the daemon stopping); the next sync goes on from there. */
+  stop: () => boolean = () => false,
+): Promise<number> {
   if (!(await hasMigration(db, VARIANT_SUCCESSES_MIGRATION))) return 0;
   const key = successRuleKey(rule);
   const changed = previous === undefined || successRuleKey(previous) !== key;
   if (!changed && (await keptSuccesses(db, [{ id: campaignId, key }])).has(campaignId)) return 0;
   let after = 0;
   let judged = 0;
-  for (;;) {
+  while (!stop()) {
     // The answered calls only (counted, reached, with variables): what the sums count. The
     // writers judge every result they write; one of before that is answered later (a call
     // counted again by an operator) is judged by the next sync, status judging meanwhile.
@@ -94,6 +101,7 @@ export async function judgeCampaignSuccesses(db: Kysely<Database>, campaignId: n
     judged += rows.length;
     after = Number(rows.at(-1)!.attempt_id);
   }
+  return judged;
 }
 
 /** A PostgreSQL lock not granted within lock_timeout. */

@@ -36,7 +36,7 @@ describe('syncCampaigns: listing the assistants', () => {
     const store: DatabaseHandle = await openTestStore();
     closers.push(() => store.close());
     await migrateToLatest(store.db, { clock: systemClock });
-    const sync = (campaigns: LoadedConfig['campaigns'], listAssistants: 'always' | 'when-needed'): Promise<void> =>
+    const sync = (campaigns: LoadedConfig['campaigns'], listAssistants: 'always' | 'when-needed'): Promise<unknown> =>
       syncCampaigns(store.db, config(campaigns), { now: systemClock.now(), logger: silentLogger(), client: engineClientFrom(client), listAssistants });
     const listed = (): number => requests.splice(0).filter((e) => e === 'list_assistants').length;
 

@@ -3,7 +3,7 @@
 // database keeps instead of every call's variables; a sync with the same rule judges nothing.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CampaignConfig, LoadedConfig } from '../../src/config/types.js';
-import { syncCampaigns } from '../../src/lifecycle/sync-config.js';
+import { judgeSuccesses, syncCampaigns } from '../../src/lifecycle/sync-config.js';
 import { engineClientFrom } from '../../src/engine/service-port.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { createServiceClient } from '../../src/service/client.js';
@@ -64,5 +64,21 @@ describe('syncCampaigns: success_when', () => {
     expect(await kept(['maybe', 'ja'])).toEqual(new Map([['x', 3], ['y', 2]]));
     const shown = (await collectVariantsByCampaign(store.db, [{ id, config: cfgWith(['maybe', 'ja']) }])).get(id)!;
     expect(shown.variants.map((v) => [v.name, v.successes])).toEqual([['x', 3], ['y', 2]]);
+
+    // The daemon's sync ('later') judges nothing itself and returns the judging, which it
+    // runs while the campaigns dial: status reads the calls until it is done, never wrong.
+    logged.length = 0;
+    const later = await syncCampaigns(store.db, { campaigns: [cfgWith(['no'])], problems: [], brokenCampaigns: [] } as unknown as LoadedConfig, { now: 0, logger, client: engineClientFrom(client), judge: 'later' });
+    expect(later.map((j) => j.campaign)).toEqual(['a']);
+    expect(logged).toEqual([]);
+    expect(await kept(['no'])).toBeUndefined();
+    const fallback = (await collectVariantsByCampaign(store.db, [{ id, config: cfgWith(['no']) }])).get(id)!;
+    expect(fallback.variants.map((v) => [v.name, v.successes])).toEqual([['x', 0], ['y', 1]]);
+    // Stopped before its first batch (the daemon stopping): nothing judged, nothing lost.
+    await judgeSuccesses(store.db, later, logger, () => true);
+    expect(await kept(['no'])).toBeUndefined();
+    await judgeSuccesses(store.db, later, logger);
+    expect(logged).toContainEqual({ campaign: 'a', results: 6 });
+    expect(await kept(['no'])).toEqual(new Map([['x', 0], ['y', 1]]));
   });
 });
