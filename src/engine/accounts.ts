@@ -101,7 +101,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
   // opposite orders and PostgreSQL broke the deadlocks after a second each; one commit per
   // account avoided that only by putting 67 accounts' transactions in series on the
   // instance's one connection (3 instances, 200 accounts: 99 requests/s of 333).
-  const commit = several ? createGroupCommit(shared.db) : undefined;
+  const commit = several ? createGroupCommit(shared.db, { durableApart: held !== undefined }) : undefined;
   // The daemon's live calls are every account's: each engine counts its own, the gauge their sum.
   const liveByAccount = new Map<string, number>();
   const metricsOf = (account: string): EngineOptions['metrics'] => {

@@ -173,6 +173,44 @@ describe('account leases on PostgreSQL', () => {
     ]);
   });
 
+  it("a claim in flight holds back a takeover of its account's lease, never its renewal", async () => {
+    const [a, b, c] = [conns[0]!, conns[1]!, conns[2]!];
+    const inputs = await dueLeads(a, 1);
+    const fence = (await acquireAccountLease(a.db, { account: 'acme', holder: 'A', leaseMs: 60_000 }))!;
+    // A's claim, its transaction still open (as in a group commit with more work after it).
+    let commitClaim!: () => void;
+    const claimOpen = new Promise<void>((resolve) => (commitClaim = resolve));
+    let claimed!: () => void;
+    const claimWritten = new Promise<void>((resolve) => (claimed = resolve));
+    const input = inputs[0]!;
+    const claim = a.db.transaction().execute(async (trx) => {
+      // The attempt row a claim writes, whose fencing trigger checks and locks the lease row.
+      await trx
+        .insertInto('attempts')
+        .values({ campaign_id: input.campaignId, lead_id: input.leadId, contact_position: 0, phone_number: input.phoneNumber, assistant_id: 1, state: 'dialing', counted: 1, call_id: null, call_status: null, answered_by: null, outcome: null, detail: null, outcome_source: null, created_at: 1, sent_at: null, answered_at: null, ended_at: null, settle_deadline: null, owner: 'A', fence_account: 'acme', fence_token: fence })
+        .execute();
+      claimed();
+      await claimOpen;
+    });
+    await claimWritten;
+    // The renewal does not wait for it (it waited until the claim committed, and leases ran
+    // out under their holders while their claims' transactions ran).
+    await sql`set lock_timeout = 2000`.execute(b.db);
+    expect(await renewAccountLeases(b.db, { holder: 'A', leases: [{ account: 'acme', fence }], leaseMs: 60_000 })).toEqual(new Set(['acme']));
+    // A takeover does: it raises the fence, and must not slip in before the claim commits.
+    await releaseAccountLease(b.db, { account: 'acme', holder: 'A', fence });
+    let taken = false;
+    const takeover = acquireAccountLease(c.db, { account: 'acme', holder: 'C', leaseMs: 60_000 }).then((f) => {
+      taken = true;
+      return f;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(taken).toBe(false);
+    commitClaim();
+    await claim;
+    expect(await takeover).toBe(fence + 1);
+  });
+
   it('refuses a claim under an expired account lease even when nobody took it, and one for an account never leased', async () => {
     const inputs = await dueLeads(conns[0]!, 2);
     const db = conns[0]!.db;

@@ -91,6 +91,27 @@ describe('group commit', () => {
     expect(visible()).toEqual([]);
   });
 
+  it('durableApart: the durable work of a turn is committed first, in a transaction of its own', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer, durableApart: true });
+    const order: string[] = [];
+    const trxOf = new Map<string, Transaction<Database>>();
+    const work = (phone: string) => async (trx: Transaction<Database>) => {
+      order.push(phone);
+      trxOf.set(phone, trx);
+      return insertSuppression(phone)(trx);
+    };
+    const results = [commit.run(work('+491')), commit.run(work('+492'), { durable: true }), commit.run(work('+493')), commit.run(work('+494'), { durable: true })];
+    turns.turn();
+    expect(await Promise.all(results)).toEqual(['+491', '+492', '+493', '+494']);
+    // The claims (durable) together, before the rest, which shares the next transaction.
+    expect(order).toEqual(['+492', '+494', '+491', '+493']);
+    expect(trxOf.get('+492')).toBe(trxOf.get('+494'));
+    expect(trxOf.get('+491')).toBe(trxOf.get('+493'));
+    expect(trxOf.get('+491')).not.toBe(trxOf.get('+492'));
+    expect(visible()).toEqual(['+491', '+492', '+493', '+494']);
+  });
+
   it('splits a long queue into batches of at most maxBatch, all committed', async () => {
     const turns = manualTurns();
     const commit = createGroupCommit(handle.db, { defer: turns.defer, maxBatch: 2 });
