@@ -410,16 +410,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
           }
         },
       });
-      if (perAccount) {
-        wakeups = listenForFreedSlots({
-          url: target,
-          ...(password !== undefined ? { password } : {}),
-          clock,
-          logger,
-          onWake: () => engine.wake(),
-          onInbox: (account) => engine.inboxArrived(account),
-        });
-      }
+      if (perAccount) wakeups = listenForFreedSlots({ url: target, ...(password !== undefined ? { password } : {}), clock, logger, onWake: () => engine.wake() });
       elector = createElector({
         lease: {
           take: () => takeLease(leaseStore.db, instanceId, leaseMs),

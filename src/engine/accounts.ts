@@ -63,12 +63,10 @@ export type AccountEngines = Omit<Engine, 'webhookContext' | 'webhookReceived'> 
    * make_call requests in flight (the manager bounds the wait).
    */
   handover(account: string): Promise<void>;
-  /** Another instance queued a delivery for `account` (with `held`): applied here if this instance holds it. */
-  inboxArrived(account: string): void;
 };
 
-/** How often the queued deliveries of the accounts held are looked for, besides the notifications. */
-const INBOX_SWEEP_MS = 5_000;
+/** How often the deliveries queued for the accounts held are looked for: a slot waits at most this long for its webhook. */
+const INBOX_SWEEP_MS = 200;
 
 /** What an account's dial loop knows of its lease: held or not, and the fence its claims carry. */
 function accountLeaseView(dialing: AccountDialing, account: string): LeaseView {
@@ -249,9 +247,6 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         return { accepted: true, detail: 'queued for the instance holding the account', account: name };
       }
       return applyDelivery(name, engine, payload, receivedAt);
-    },
-    inboxArrived(account) {
-      inbox?.drain(account);
     },
     async tokenChanged() {
       await each((e) => e.tokenChanged());

@@ -7,9 +7,8 @@ import { deleteInboxItem, inboxAccounts, inboxFor, type InboxItem } from '../sto
 // The holder's side of the webhook inbox (src/store/webhook-inbox.ts): deliveries another
 // instance received for an account this one holds are applied here, each in the account's own
 // group commit together with its removal, so a delivery is applied once even if two drains
-// (a handover's giver and taker) read it. Drained when the account is taken, when another
-// instance notifies a delivery, and every `everyMs` for the notifications a broken LISTEN
-// connection missed.
+// (a handover's giver and taker) read it. Drained when the account is taken and every
+// `everyMs` (no NOTIFY: see webhook-inbox.ts).
 
 /** Deliveries read per round: each goes in the account's group commit of that turn. */
 const BATCH = 100;

@@ -3,7 +3,6 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { redactUrls } from './dialect.js';
 import { SLOT_CHANNEL } from './new-work.js';
-import { INBOX_CHANNEL } from './webhook-inbox.js';
 
 // LISTEN for freed slots on PostgreSQL (migration 0008 notifies `campaignd_slot` when an
 // attempt leaves the live states, whichever instance recorded it), and for leads posted
@@ -26,8 +25,6 @@ export interface WakeupOptions {
   clock: Clock;
   logger: Logger;
   onWake(): void;
-  /** Several active instances: another instance queued a post-call delivery for this account (webhook-inbox.ts). */
-  onInbox?(account: string): void;
 }
 
 const RETRY_MIN_MS = 500;
@@ -49,7 +46,6 @@ export function listenForFreedSlots(opts: WakeupOptions): WakeupListener {
     });
     c.on('notification', (n) => {
       if (n.channel === SLOT_CHANNEL) opts.onWake();
-      else if (n.channel === INBOX_CHANNEL && n.payload) opts.onInbox?.(n.payload);
     });
     c.on('error', (err) => retry(err));
     c.on('end', () => retry(new Error('connection ended')));
@@ -57,7 +53,6 @@ export function listenForFreedSlots(opts: WakeupOptions): WakeupListener {
     try {
       await c.connect();
       await c.query(`LISTEN ${SLOT_CHANNEL}`);
-      if (opts.onInbox) await c.query(`LISTEN ${INBOX_CHANNEL}`);
       if (failures > 0) log.info('listening for freed slots again');
       failures = 0;
       // Whatever was freed while not listening: look once.
