@@ -26,9 +26,16 @@ export async function recoverUnfinishedAttempts(
 ): Promise<number> {
   const stale = await dialingAttempts(db, opts.account && { account: opts.account.name, olderThan: opts.account.fence });
   const detail = opts.account ? `left unfinished by the previous holder of account ${opts.account.name}` : 'found unfinished at start-up';
-  for (const a of stale) {
-    await markUnknown(db, a.id, { detail, settleDeadline: opts.now + opts.settleMs, owner: opts.owner });
-    await recordEvent(db, { at: opts.now, campaignId: a.campaign_id, leadId: a.lead_id, attemptId: a.id, kind: 'recovered-unknown' });
+  // One transaction for them all: one commit each, two per attempt, made a taking of an
+  // account that a killed instance left with 26 calls in flight wait for 52 disk syncs,
+  // and a restart's takings of 67 such accounts for minutes (3 instances, 200 accounts).
+  if (stale.length > 0) {
+    await db.transaction().execute(async (trx) => {
+      for (const a of stale) {
+        await markUnknown(trx, a.id, { detail, settleDeadline: opts.now + opts.settleMs, owner: opts.owner });
+        await recordEvent(trx, { at: opts.now, campaignId: a.campaign_id, leadId: a.lead_id, attemptId: a.id, kind: 'recovered-unknown' });
+      }
+    });
   }
   if (stale.length > 0) opts.logger.warn({ count: stale.length }, 'attempts found unfinished after a stop; following them as unknown');
   // A lead left `calling` without a live attempt would never be dialled again: put it back.
