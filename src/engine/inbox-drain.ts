@@ -35,6 +35,9 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
   const log = opts.logger.child({ component: 'webhook-inbox' });
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
+  /** Accounts with deliveries queued that no instance holds (as of the last look): applied here. */
+  let unheld = new Set<string>();
+  const mayApply = (account: string): boolean => opts.holds(account) || unheld.has(account);
   let cancelTimer: (() => void) | null = null;
   let stopped = false;
 
@@ -57,7 +60,7 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
     do {
       again.delete(account);
       for (;;) {
-        if (stopped || !opts.holds(account)) return;
+        if (stopped || !mayApply(account)) return;
         const items = await inboxFor(opts.db, account, BATCH);
         await Promise.all(items.map((item) => applyItem(account, item)));
         if (items.length < BATCH) break;
@@ -66,7 +69,7 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
   }
 
   function drain(account: string): void {
-    if (stopped || !opts.holds(account)) return;
+    if (stopped || !mayApply(account)) return;
     if (running.has(account)) {
       again.add(account);
       return;
@@ -79,7 +82,9 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
 
   async function sweep(): Promise<void> {
     try {
-      for (const account of await inboxAccounts(opts.db)) drain(account);
+      const queued = await inboxAccounts(opts.db);
+      unheld = new Set(queued.filter((q) => !q.held).map((q) => q.account));
+      for (const { account } of queued) drain(account);
     } catch (err) {
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not look for queued post-call webhooks');
     }

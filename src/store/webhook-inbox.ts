@@ -46,8 +46,16 @@ export async function deleteInboxItem(db: Kysely<Database>, id: number): Promise
   await db.deleteFrom('webhook_inbox').where('id', '=', id).execute();
 }
 
-/** The accounts with deliveries queued: what the holders' periodic look drains. */
-export async function inboxAccounts(db: Kysely<Database>): Promise<string[]> {
-  const rows = await db.selectFrom('webhook_inbox').select('account').distinct().execute();
-  return rows.map((r) => r.account);
+/**
+ * The accounts with deliveries queued, and whether an instance holds each now (by the
+ * database's clock): what the holders' periodic look drains, and what any instance applies
+ * when nobody does (an account handed over and not yet taken, or taken out of every
+ * instance's `accounts:` with deliveries still queued).
+ */
+export async function inboxAccounts(db: Kysely<Database>): Promise<{ account: string; held: boolean }[]> {
+  if (!isPostgres(db)) return []; // nothing is queued where one daemon holds every account
+  const { rows } = await sql<{ account: string; held: boolean }>`
+    SELECT q.account, coalesce(l.holder IS NOT NULL AND l.expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint, false) AS held
+    FROM (SELECT DISTINCT account FROM webhook_inbox) q LEFT JOIN account_leases l ON l.account = q.account`.execute(db);
+  return rows.map((r) => ({ account: r.account, held: Boolean(r.held) }));
 }
