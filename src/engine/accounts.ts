@@ -67,6 +67,8 @@ export type AccountEngines = Omit<Engine, 'webhookContext' | 'webhookReceived'> 
 
 /** How often the deliveries queued for the accounts held are looked for: a slot waits at most this long for its webhook. */
 const INBOX_SWEEP_MS = 200;
+/** After this long without a holder, an account's queued deliveries are applied by any instance (inbox-drain.ts). */
+const INBOX_STRANDED_MS = 30_000;
 
 /** What an account's dial loop knows of its lease: held or not, and the fence its claims carry. */
 function accountLeaseView(dialing: AccountDialing, account: string): LeaseView {
@@ -186,6 +188,7 @@ export function createAccountEngines(opts: AccountEnginesOptions): AccountEngine
         clock: shared.clock,
         logger: shared.logger,
         everyMs: INBOX_SWEEP_MS,
+        strandedAfterMs: INBOX_STRANDED_MS,
         holds: (account) => held.holds(account),
         apply: (account, payload, receivedAt, remove) => applyDelivery(account, engines.get(account) ?? first, payload, receivedAt, remove),
       })

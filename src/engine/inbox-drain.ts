@@ -18,6 +18,12 @@ export interface InboxDrainOptions {
   clock: Clock;
   logger: Logger;
   everyMs: number;
+  /**
+   * How long an account with deliveries queued must have had no holder before this instance
+   * applies them: longer than a handover or a takeover takes, so that the account's next
+   * holder, not a third instance, writes its campaigns in the normal course.
+   */
+  strandedAfterMs: number;
   /** Whether this instance holds the account now. */
   holds(account: string): boolean;
   /** Applies one delivery; `remove` must be written in the transaction that applies it. */
@@ -35,9 +41,11 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
   const log = opts.logger.child({ component: 'webhook-inbox' });
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
-  /** Accounts with deliveries queued that no instance holds (as of the last look): applied here. */
-  let unheld = new Set<string>();
-  const mayApply = (account: string): boolean => opts.holds(account) || unheld.has(account);
+  /** Accounts with deliveries queued and no holder, since when (this instance's clock) they were seen so. */
+  let unheldSince = new Map<string, number>();
+  /** Stranded: without a holder for longer than strandedAfterMs; their deliveries are applied here. */
+  let stranded = new Set<string>();
+  const mayApply = (account: string): boolean => opts.holds(account) || stranded.has(account);
   let cancelTimer: (() => void) | null = null;
   let stopped = false;
 
@@ -83,7 +91,9 @@ export function createInboxDrain(opts: InboxDrainOptions): InboxDrain {
   async function sweep(): Promise<void> {
     try {
       const queued = await inboxAccounts(opts.db);
-      unheld = new Set(queued.filter((q) => !q.held).map((q) => q.account));
+      const now = opts.clock.now();
+      unheldSince = new Map(queued.filter((q) => !q.held).map((q) => [q.account, unheldSince.get(q.account) ?? now]));
+      stranded = new Set([...unheldSince].filter(([, since]) => now - since >= opts.strandedAfterMs).map(([account]) => account));
       for (const { account } of queued) drain(account);
     } catch (err) {
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not look for queued post-call webhooks');

@@ -104,8 +104,8 @@ describe('several active instances: a delivery reaching the instance that does n
     B.held.drop('acme', 'released');
     expect(await A.engines.handleWebhook(payload, clock.now())).toMatchObject({ accepted: false, detail: 'duplicate', account: 'acme' });
     expect(await queued()).toEqual([]);
-    // A delivery left queued for an account nobody holds any more (handed over and not yet
-    // taken, or taken out of every instance's accounts:) is applied by whichever instance looks.
+    // A delivery left queued for an account nobody has held for 30 s (taken out of every
+    // instance's accounts:) is applied by whichever instance looks next.
     await db.insertInto('webhook_inbox').values({ account: 'acme', received_at: clock.now(), payload: JSON.stringify(payload) }).execute();
     await waitUntil(async () => (await queued()).length === 0, { timeoutMs: 10_000, message: 'the stranded delivery applied by an instance that does not hold acme' });
     expect((await db.selectFrom('call_results').select('call_id').execute()).length).toBe(1);
