@@ -33,7 +33,7 @@ import { migrations } from '../migrations/index.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { VARIANT_COUNTS_MIGRATION } from '../src/store/variants.js';
 import { judgeCampaignSuccesses } from '../src/store/variant-successes.js';
-import type { VariableRule } from '../src/config/variable-match.js';
+import type { VariableRule } from '../src/store/variable-match.js';
 import { collectStatus } from '../src/status/collect.js';
 import { renderStatus } from '../src/status/render.js';
 import { buildIfStale } from '../test/helpers/build.js';

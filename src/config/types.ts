@@ -72,7 +72,7 @@ export interface AssistantVariant {
   weight: number;
 }
 
-/** What counts as a success when comparing variants: the extracted variable has one of the values (config/variable-match.ts). */
+/** What counts as a success when comparing variants: the extracted variable has one of the values (store/variable-match.ts). */
 export interface SuccessWhen {
   variable: string;
   values: string[];

@@ -13,7 +13,7 @@ import { suppressPendingLeads, syncSuppressions } from '../store/suppressions.js
 import type { Database } from '../store/types.js';
 import { addConfigProblems, recordConfigProblems } from '../store/daemons.js';
 import { judgeCampaignSuccesses } from '../store/variant-successes.js';
-import type { VariableRule } from '../config/variable-match.js';
+import type { VariableRule } from '../store/variable-match.js';
 
 // Brings the store in line with the files: campaign rows, lead files, the do-not-call
 // list. Runs at start and on SIGHUP; never stops a good campaign for a bad neighbour.

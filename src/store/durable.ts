@@ -43,6 +43,11 @@ export function registerWalSync(db: Kysely<Database>, sync: WalSync): void {
   walSyncs.set(db.getExecutor().adapter, sync);
 }
 
+/** The WAL sync registered for `db`, if any (a test harness wraps it). */
+export function walSyncOf(db: Kysely<Database>): WalSync | undefined {
+  return walSyncs.get(db.getExecutor().adapter);
+}
+
 /**
  * Runs `fn` in a transaction whose commit is on stable storage when the returned promise
  * resolves: through the registered WAL sync, else committed with synchronous=FULL (the

@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import type { CallResultFields, CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
-import type { VariableRule } from '../config/variable-match.js';
+import type { VariableRule } from './variable-match.js';
 import { judgmentOf } from './variant-successes.js';
 
 // The call_results repository (migrations/0004_call_results.ts): what the service said of

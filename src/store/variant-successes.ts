@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { variableSays, type VariableRule } from '../config/variable-match.js';
+import { variableSays, type VariableRule } from './variable-match.js';
 import { isPostgres } from './dialect.js';
 import { hasMigration } from './migrate.js';
 import type { Database } from './types.js';

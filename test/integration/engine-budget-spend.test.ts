@@ -116,9 +116,13 @@ describe('budget spending', () => {
     const older = Object.fromEntries(Object.entries(migrations).filter(([version]) => version < '0028_campaign_spend'));
     await migrateToLatest(store.db, { clock: new ManualClock(0), migrations: older });
     await addCampaign(1);
-    await attempt(1, 'ended', 9 * DAY, 2.5);
-    await attempt(2, 'ended', 10 * DAY + 60_000, 1.25);
-    await attempt(3, 'ended', 10 * DAY + 120_000, null);
+    // The rows as the version of before wrote them (today's writer knows columns that store has not yet).
+    await attempt(1, 'ended', 9 * DAY);
+    await attempt(2, 'ended', 10 * DAY + 60_000);
+    await attempt(3, 'ended', 10 * DAY + 120_000);
+    for (const [id, cost, at] of [[1, 2.5, 9 * DAY], [2, 1.25, 10 * DAY + 60_000], [3, null, 10 * DAY + 120_000]] as const) {
+      await store.db.insertInto('call_results').values({ attempt_id: id, campaign_id: 1, lead_id: id, call_id: String(id), status: 'completed', answered_by: null, duration_seconds: null, started_at: null, ended_at: null, cost, recording_url: null, transcript_json: null, extracted_json: null, evaluation_json: null, source: 'webhook', received_at: at, updated_at: at, erased_at: null }).execute();
+    }
     await migrateToLatest(store.db, { clock: new ManualClock(0) });
     expect(await budgetSpend(store.db, 1, 10 * DAY, now)).toEqual({ spent: 3.75, costed: 2, spentToday: 1.25, pending: 1, largest: 2.5 });
     // And the triggers go on from there.

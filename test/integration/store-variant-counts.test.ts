@@ -17,7 +17,7 @@ import { mergeCallResult } from '../../src/store/results.js';
 import type { Database, OutcomeClass } from '../../src/store/types.js';
 import { recountVariantsByCampaign, settleLeadVariants, variantCountsByCampaign, variantExtractedByCampaign, type VariantCounts } from '../../src/store/variants.js';
 import { judgeCampaignSuccesses, keptSuccesses, successRuleKey } from '../../src/store/variant-successes.js';
-import { variableSays, type VariableRule } from '../../src/config/variable-match.js';
+import { variableSays, type VariableRule } from '../../src/store/variable-match.js';
 import { collectVariantsByCampaign } from '../../src/status/variants.js';
 import type { CampaignConfig } from '../../src/config/types.js';
 import { ManualClock } from '../../src/time/clock.js';
