@@ -2,6 +2,9 @@
 // HarnessClock: real time sped up, frozen while a request is in flight, jumping over
 // closed stretches, and counting a stall of the process as at most a few ms.
 // driveUntil: lets a run's simulated time pass to its end, jumping where nothing can happen.
+import type { Kysely } from 'kysely';
+import { registerWalSync, walSyncOf } from '../../src/store/durable.js';
+import type { Database } from '../../src/store/types.js';
 import type { CampaignConfig } from '../../src/config/types.js';
 import type { EngineClient } from '../../src/engine/ports.js';
 import type { SimCall } from '../../src/simulator/types.js';
@@ -258,4 +261,23 @@ export async function driveUntil(o: DriveOptions): Promise<void> {
     }
     if (!busy) o.clock.jumpTo(target);
   }
+}
+
+/**
+ * A claim's disk sync runs off the thread (src/store/durable.ts), so the event loop, and the
+ * harness clock, go on during it: at these speeds one fdatasync (2–14 ms on this machine)
+ * would be simulated minutes before the make_call it precedes. Real I/O, like make_call
+ * (freezeAroundMakeCall): the clock is held while it runs.
+ */
+export function freezeAroundDiskSync(db: Kysely<Database>, clock: HarnessClock): void {
+  const sync = walSyncOf(db);
+  if (!sync) return;
+  registerWalSync(db, async () => {
+    const release = clock.hold(1_000);
+    try {
+      await sync();
+    } finally {
+      release();
+    }
+  });
 }

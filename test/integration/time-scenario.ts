@@ -2,14 +2,13 @@
 // recorded: every call inside its windows (window.ts and an independent luxon reading),
 // no overlap per number, retry gaps and parallel limits, and every stretch where a
 // campaign could call for some lead zone was used (a call inside it).
-import { registerWalSync, walSyncOf } from '../../src/store/durable.js';
 import { expect } from 'vitest';
 import type { CampaignConfig } from '../../src/config/types.js';
 import type { OutcomeName, SimCall } from '../../src/simulator/types.js';
 import { isOpen, leadLocalWindow, windowFromCampaign, type WindowSpec } from '../../src/time/window.js';
 import { assertNoOverlapPerNumber, assertParallelLimit, assertRetryGap } from '../helpers/invariants.js';
 import { phoneNumbers, startStack, type CampaignSpec, type Stack } from '../helpers/stack.js';
-import { driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';
+import { driveUntil, freezeAroundDiskSync, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';
 import { assertCallsInsideWindows } from './time-fixture.js';
 
 /** One campaign of a harness run: its settings and how many leads in which zones. */
@@ -100,20 +99,7 @@ export async function runTimed(run: TimedRun): Promise<TimedResult> {
     // has not heard the end of after that + 5 min, and on a loaded machine a webhook's real
     // milliseconds are simulated minutes at these speeds.
     await stack.client.updateAssistant(stack.assistantId, { max_call_duration: 1200 });
-    // A claim's disk sync runs off the thread (durable.ts), so the event loop, and this
-    // clock, go on during it: at these speeds one fdatasync (2–14 ms here) would be minutes
-    // of simulated time before the make_call it precedes. Real I/O, like make_call: not counted.
-    const sync = walSyncOf(stack.db);
-    if (sync) {
-      registerWalSync(stack.db, async () => {
-        const release = clock.hold(1_000);
-        try {
-          await sync();
-        } finally {
-          release();
-        }
-      });
-    }
+    freezeAroundDiskSync(stack.db, clock);
     await stack.startEngine();
     clock.thaw();
     const s = stack;

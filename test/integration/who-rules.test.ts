@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readRulesFile } from '../../src/config/calling-rules.js';
 import { oracleOpen, PEOPLE } from '../helpers/calling-rules-oracle.js';
 import { startStack, type Stack } from '../helpers/stack.js';
-import { driveUntil, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';
+import { driveUntil, freezeAroundDiskSync, freezeAroundMakeCall, HarnessClock, type FreezingClient } from './time-clock.js';
 
 const US_RULES = path.join(import.meta.dirname, '../../config/calling-rules/us.yaml');
 
@@ -46,6 +46,7 @@ describe('calling rules in the engine (docs/design.md §11)', () => {
     });
     const s = stack;
     await s.client.updateAssistant(s.assistantId, { max_call_duration: 1200 });
+    freezeAroundDiskSync(s.db, clock);
     await s.startEngine();
     clock.thaw();
     await driveUntil({ clock, inFlight: () => freezing?.inFlight() ?? 0, campaigns: s.campaigns.map((c) => c.config), calls: () => s.sim.state.calls.values(), end: to, realTimeoutMs: 90_000 });

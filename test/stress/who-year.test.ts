@@ -21,7 +21,7 @@ import { oracleOpen } from '../helpers/calling-rules-oracle.js';
 import { assertNoOverlapPerNumber } from '../helpers/invariants.js';
 import { startStack } from '../helpers/stack.js';
 import { testDialect } from '../helpers/test-store.js';
-import { freezeAroundMakeCall, HarnessClock, type FreezingClient } from '../integration/time-clock.js';
+import { freezeAroundDiskSync, freezeAroundMakeCall, HarnessClock, type FreezingClient } from '../integration/time-clock.js';
 import { drivenRun, driveYear, stackDrive, type LeadSeen, type YearEvent } from './who-year-drive.js';
 import { assertCapsKept, capHeldAtLeastUntil, capsOf, intervalUse, localTimes, nextOpeningAfter, openIntervals, OPT_OUT_PERSON, transitionSpans, YEAR_PEOPLE } from './who-year-plan.js';
 
@@ -86,6 +86,7 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
       max_call_duration: 1200,
       post_call_schema: [{ name: 'do_not_call', type: 'string', description: 'the person asks for no more calls' }],
     } as never);
+    freezeAroundDiskSync(s.db, c);
     await s.startEngine();
 
     const leadsOf = (phone: string) =>
