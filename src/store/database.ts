@@ -6,6 +6,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { StoreDialect } from './dialect.js';
 import { registerWalSync, SYNCHRONOUS_DEFAULT } from './durable.js';
 import type { Database } from './types.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 // The SQLite store factory: the ONLY file that knows SQLite's pragmas and files. Its
 // PostgreSQL counterpart is postgres.ts; open-store.ts picks one from the setting.
@@ -92,6 +93,8 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let closed = false;
+  /** Started at the first checkpoint (the daemon's timer); null when no worker could start. */
+  let checkpointer: WalCheckpointer | null | undefined;
   // Durable commits sync the WAL file off the thread (durable.ts). Opened at the first one:
   // SQLite creates the file at the first write, and keeps it while this connection is open.
   let walFile: Promise<fsp.FileHandle> | undefined;
@@ -125,11 +128,23 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     dialect: 'sqlite',
     async checkpoint() {
       if (closed || memory || opts.readonly) return;
+      // Off the thread (wal-checkpointer.ts); on it only should no worker thread run here.
+      if (wal && !checkpointer) {
+        try {
+          checkpointer = startWalCheckpointer(resolved, { busyTimeoutMs, synchronous: SYNCHRONOUS_DEFAULT });
+        } catch {
+          checkpointer = null;
+        }
+      }
+      if (checkpointer?.usable()) return checkpointer.checkpoint();
       sqlite.pragma('wal_checkpoint(PASSIVE)');
     },
     async close() {
       if (closed) return;
       closed = true;
+      // The checkpointer's connection closes first, so that this one, the last, folds the
+      // log into the file and removes it.
+      await checkpointer?.close();
       // kysely's SqliteDriver closes the better-sqlite3 handle on destroy.
       await db.destroy();
       await (await walFile?.catch(() => undefined))?.close();

@@ -107,4 +107,30 @@ describe('openDatabase', () => {
     expect(after.map((r) => r.name)).toEqual(['a', 'b']);
     await expect(reader.db.insertInto('campaigns').values(campaignRow('c')).execute()).rejects.toThrow(/readonly/);
   });
+
+  it('checkpoints on a connection of its own in a worker thread, never on the caller\'s', async () => {
+    const file = path.join(tempDir(), 'checkpoint.db');
+    const h = openDatabase(file);
+    await sql`create table filler (id integer primary key, body text not null)`.execute(h.db);
+    await h.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 2_000; i++) await sql`insert into filler (body) values (${'x'.repeat(500)})`.execute(trx);
+    });
+    // The rows are in the write-ahead log; the database file has not grown yet.
+    const before = fs.statSync(file).size;
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    await h.checkpoint();
+    // On the thread, the checkpoint would have resolved before the event loop turned once.
+    expect(turned).toBe(true);
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);
+    // And again: the worker answers every checkpoint, in order.
+    await Promise.all([h.checkpoint(), h.checkpoint()]);
+    // Its connection closes first, so the store's own, the last, removes the log.
+    await h.close();
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    const again = open(file, { readonly: true });
+    expect(Number((await sql<{ n: number }>`select count(*) as n from filler`.execute(again.db)).rows[0]!.n)).toBe(2_000);
+  });
 });
