@@ -10,7 +10,8 @@
 //     p99 of each request kind under that load (goals 25 ms and 10 ms);
 //  3. POST → make_call: a lead posted into a running, open campaign with free slots, until
 //     the simulator records its call (goal p99 ≤ 1 s; the dialing campaign is paused).
-// Flags: --rps N sets the load (0: no requests, to see how far apart the windows are
+// Flags: --statements times every SQL statement of the daemon and prints the longest single runs;
+// --rps N sets the load (0: no requests, to see how far apart the windows are
 // without it); --bin FILE runs that build's bin instead of this tree's (before/after runs against
 // another checkout's `npm run build`; a .ts entry that calls main() runs through tsx, so that
 // a profile names the sources); --cpu-prof DIR runs the daemon under `node --cpu-prof`
@@ -25,6 +26,7 @@ import { BIN, runCampaignd, spawnNode, stopAllProcesses, waitForHttp, type Proc 
 import { benchDialect, benchTarget, dialectLabel, type BenchTarget } from './lib/bench-db.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { followProcPeak, readProcCpuSeconds } from './lib/rss.js';
+import type { StatementStat } from './lib/statement-log.js';
 import { fmt, percentile } from './lib/stats.js';
 
 const BENCH = 'api';
@@ -46,15 +48,18 @@ const bin = path.resolve(arg('--bin') ?? BIN);
 /** API requests per second in the loaded windows; `--rps 0` leaves them quiet too (how much the windows differ unloaded). */
 const LOAD_RPS = Number(arg('--rps') ?? 200);
 const profileDir = arg('--cpu-prof');
+/** `--statements`: every SQL statement the daemon ran, timed (bench/lib/statement-log.ts); the longest single runs are printed. */
+const statementsFile = process.argv.includes('--statements') ? path.join(os.tmpdir(), `campaignd-bench-api-statements-${process.pid}.json`) : undefined;
 /** Microseconds on CLOCK_MONOTONIC, the clock of a V8 profile's timestamps (any process). */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** `node FLAGS BIN run`: the bin's own node flag (its #! line), and the profiler's when asked. */
 async function startBench(ws: Workspace, env: Record<string, string>): Promise<Proc> {
   // A .ts entry runs through tsx, so that a profile names the sources rather than the bundle's chunks.
-  const loader = /\.m?ts$/.test(bin) ? ['--import', 'tsx'] : [];
-  const [first, ...rest] = ['--max-semi-space-size=4', ...loader, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), bin, 'run', '--config', ws.configPath];
-  const proc = spawnNode('daemon', first!, rest, { env });
+  const loader = /\.m?ts$/.test(bin) || statementsFile ? ['--import', 'tsx'] : [];
+  const preload = statementsFile ? ['--import', new URL('./lib/statement-log-preload.ts', import.meta.url).href] : [];
+  const [first, ...rest] = ['--max-semi-space-size=4', ...loader, ...preload, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), bin, 'run', '--config', ws.configPath];
+  const proc = spawnNode('daemon', first!, rest, { env: statementsFile ? { ...env, BENCH_STATEMENTS_FILE: statementsFile } : env });
   await proc.waitForLine(/"msg":"campaignd running"/, 30_000);
   await waitForHttp(`${ws.httpUrl}/healthz`);
   return proc;
@@ -278,10 +283,19 @@ async function main(): Promise<void> {
   } finally {
     await daemon?.stop(10_000).catch(() => undefined);
     await stopAllProcesses();
+    if (statementsFile && fs.existsSync(statementsFile)) printStatements(statementsFile);
     await target?.drop();
     ws?.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The statements whose single longest run was longest: what held the daemon's thread in one go. */
+function printStatements(file: string): void {
+  const stats = (JSON.parse(fs.readFileSync(file, 'utf8')) as StatementStat[]).sort((a, b) => b.max - a.max);
+  fs.rmSync(file, { force: true });
+  console.log(`  statements over the daemon's life, longest single run first (max / mean ms, count):`);
+  for (const st of stats.slice(0, 15)) console.log(`    ${fmt(st.max, 1)} / ${fmt(st.ms / st.count, 2)} ms ×${st.count}  ${st.sql.slice(0, 140)}`);
 }
 
 await main();

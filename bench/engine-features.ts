@@ -310,8 +310,8 @@ try {
     statements?.reset();
     await work();
     for (const st of statements?.stats() ?? []) {
-      const into = sideStatements[side].get(st.sql) ?? { sql: st.sql, count: 0, ms: 0 };
-      sideStatements[side].set(st.sql, { sql: st.sql, count: into.count + st.count, ms: into.ms + st.ms });
+      const into = sideStatements[side].get(st.sql) ?? { sql: st.sql, count: 0, ms: 0, max: 0 };
+      sideStatements[side].set(st.sql, { sql: st.sql, count: into.count + st.count, ms: into.ms + st.ms, max: Math.max(into.max, st.max) });
     }
   };
   const plainOne = async (i: number): Promise<void> => {

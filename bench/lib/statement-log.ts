@@ -13,6 +13,8 @@ export interface StatementStat {
   count: number;
   /** Total ms: in-thread time (SQLite) or round trip (PostgreSQL). */
   ms: number;
+  /** The longest single run, ms: what one run of it held the thread (SQLite) or waited. */
+  max: number;
 }
 
 export interface StatementLog {
@@ -28,11 +30,12 @@ function record(counts: Map<string, StatementStat>, sqlText: string, ms: number)
   const key = sqlText.replace(/\s+/g, ' ').trim();
   let s = counts.get(key);
   if (!s) {
-    s = { sql: key, count: 0, ms: 0 };
+    s = { sql: key, count: 0, ms: 0, max: 0 };
     counts.set(key, s);
   }
   s.count++;
   s.ms += ms;
+  if (ms > s.max) s.max = ms;
 }
 
 /** Starts counting (once per process); returns the log. */
