@@ -18,6 +18,8 @@
 // when it exits); `npx tsx bench/profile-summary.ts DIR/FILE.cpuprofile` sums it by function.
 // `--statements` counts and times the daemon's SQL statements over its whole life
 // (lib/statement-log-preload.ts) and prints them per call placed, most time first.
+// `--daemon-node-options "FLAGS"` adds node flags to the daemons' NODE_OPTIONS, as a unit file's
+// environment does (e.g. "--max-old-space-size=256", the heap cap that bounds the RSS).
 // `--heap-snapshot DIR` writes the daemon's V8 heap snapshot to DIR at the end of the
 // measured window (node --heapsnapshot-signal); `npx tsx bench/heap-summary.ts FILE` sums
 // it by constructor, to see what grows with the number of accounts.
@@ -87,6 +89,15 @@ const SECONDS = argNumber('--seconds', quick ? 60 : 300);
 const WARMUP_SECONDS = argNumber('--warmup', 60);
 const SLOTS = argNumber('--slots', 26);
 const INSTANCES = argNumber('--instances', 1);
+/**
+ * `--daemon-node-options "FLAGS"`: added to the daemons' NODE_OPTIONS (not the simulator's), as
+ * a unit file's `Environment=NODE_OPTIONS=…` adds them, e.g. `--max-old-space-size=256`
+ * (README, "Many accounts": memory).
+ */
+const DAEMON_NODE_OPTIONS = (() => {
+  const i = process.argv.indexOf('--daemon-node-options');
+  return i < 0 ? '' : (process.argv[i + 1] ?? '');
+})();
 const KILLS = INSTANCES > 1 ? (process.argv.includes('--kills') ? argNumber('--kills', 5) : 5) : 0;
 if (INSTANCES > 1 && dialect !== 'postgres') throw new Error('--instances needs --dialect postgres (with SQLite one daemon holds every account)');
 /** ha.lease_seconds (its default); a killed instance's accounts are due again within this + 5 s. */
@@ -173,7 +184,9 @@ try {
   const preload = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'statement-log-preload.ts');
   if (heapDir) fs.mkdirSync(heapDir, { recursive: true });
   const nodeFlags = [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []), ...(statements ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, '--import', pathToFileURL(preload).href] : [])];
-  const daemonEnv = { ...nodeEnv, ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile };
+  const daemonNodeOptions = [compiled.nodeOptions, DAEMON_NODE_OPTIONS].filter(Boolean).join(' ');
+  if (DAEMON_NODE_OPTIONS) console.log(`  the daemons' NODE_OPTIONS: ${daemonNodeOptions}`);
+  const daemonEnv = { ...nodeEnv, ...(daemonNodeOptions ? { NODE_OPTIONS: daemonNodeOptions } : {}), ...target.env, ...ws.env, CAMPAIGND_WEBHOOK_SECRET: 'whsec-bench-accounts-DO-NOT-LOG', BENCH_STATEMENTS_FILE: statementsFile };
   const startInstance = (i: number): DaemonProcess => (daemons[i] = startDaemon(compiled.entry, nodeFlags, ws.configPaths[i]!, daemonEnv, logFiles[i]!));
   for (let i = 0; i < INSTANCES; i++) {
     startInstance(i);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { readRepoFile, repoRoot, type ComposeService } from '../helpers/deploy-f
 // suite does not run; what can break silently in an edit is checked here: the three
 // instances stay interchangeable, every account has its token and a campaign whose assistant
 // that token's user owns in the simulator, the balancer knows every instance, and the
-// systemd credentials are the files the accounts read.
+// systemd credentials are the files the accounts read, and the heap ceiling is one node takes.
 
 const root = repoRoot;
 const read = readRepoFile;
@@ -105,3 +106,23 @@ describe('deploy/campaignd-accounts.conf (systemd drop-in)', () => {
     expect(lines.slice(1)).toEqual(accounts.map((name) => `${name}:/etc/campaignd/tokens/${name}`));
   });
 });
+
+describe('the heap ceiling of a many-accounts daemon', () => {
+  const unitValue = /^Environment=NODE_OPTIONS=(.*)$/m.exec(read('deploy/campaignd-accounts.conf'))?.[1];
+
+  it('is the same in the systemd drop-in and in every compose instance, and node takes it beside the bin\'s own flags', () => {
+    expect(unitValue).toMatch(/^--max-old-space-size=\d+$/);
+    for (const s of instances) expect(s.environment!.NODE_OPTIONS).toBe(unitValue);
+    // An option node does not take in NODE_OPTIONS stops it from starting: the daemon would never run.
+    const binFlags = /^#!\S*env -S node\s*(.*)$/.exec(read('bin/campaignd.js').split('\n', 1)[0]!)![1]!.split(/\s+/).filter(Boolean);
+    const limit = execFileSync(process.execPath, [...binFlags, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"], {
+      env: { ...process.env, NODE_OPTIONS: unitValue },
+      encoding: 'utf8',
+    });
+    const mb = Number(/=(\d+)$/.exec(unitValue!)![1]);
+    // The limit is the old space's ceiling plus the young generation's.
+    expect(Number(limit) / 2 ** 20).toBeGreaterThanOrEqual(mb);
+    expect(Number(limit) / 2 ** 20).toBeLessThan(mb + 64);
+  });
+});
+
