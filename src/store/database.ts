@@ -129,7 +129,7 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Data
     async checkpoint() {
       if (closed || memory || opts.readonly) return;
       // Off the thread (wal-checkpointer.ts); on it only should no worker thread run here.
-      if (wal && !checkpointer) {
+      if (wal && checkpointer === undefined) {
         try {
           checkpointer = startWalCheckpointer(resolved, { busyTimeoutMs, synchronous: SYNCHRONOUS_DEFAULT });
         } catch {

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { systemClock } from '../../src/time/clock.js';
+import { shebangNodeFlags } from '../../bench/lib/compiled-app.js';
 import { readRepoFile, repoRoot, type ComposeService } from '../helpers/deploy-files.js';
 
 // deploy/compose-accounts.yaml and campaignd-accounts.conf need Docker and systemd, which the
@@ -114,7 +115,7 @@ describe('the heap ceiling of a many-accounts daemon', () => {
     expect(unitValue).toMatch(/^--max-old-space-size=\d+$/);
     for (const s of instances) expect(s.environment!.NODE_OPTIONS).toBe(unitValue);
     // An option node does not take in NODE_OPTIONS stops it from starting: the daemon would never run.
-    const binFlags = /^#!\S*env -S node\s*(.*)$/.exec(read('bin/campaignd.js').split('\n', 1)[0]!)![1]!.split(/\s+/).filter(Boolean);
+    const binFlags = shebangNodeFlags(path.join(root, 'bin/campaignd.js')).split(/\s+/).filter(Boolean);
     const limit = execFileSync(process.execPath, [...binFlags, '-p', "require('node:v8').getHeapStatistics().heap_size_limit"], {
       env: { ...process.env, NODE_OPTIONS: unitValue },
       encoding: 'utf8',
