@@ -176,11 +176,13 @@ describe('per-variant counters (migration 0031)', () => {
     let judgedFromCallsOnly = 0;
     let mostSuccesses = 0;
     for (let step = 0; step < 400; step++) {
-      const leads = await store.db.selectFrom('leads').selectAll().execute();
-      const attempts = await store.db.selectFrom('attempts').selectAll().execute();
+      // In id order: a row's place in an unordered scan changes with its updates (on
+      // PostgreSQL, with vacuum's timing too), and the seeded picks must take the same rows.
+      const leads = await store.db.selectFrom('leads').selectAll().orderBy('id').execute();
+      const attempts = await store.db.selectFrom('attempts').selectAll().orderBy('id').execute();
       const live = attempts.filter((a) => a.state === 'placed');
       const idle = leads.filter((l) => !live.some((a) => Number(a.lead_id) === Number(l.id)) && l.state !== 'moved');
-      const withResult = await store.db.selectFrom('call_results').select(['attempt_id']).execute();
+      const withResult = await store.db.selectFrom('call_results').select(['attempt_id']).orderBy('attempt_id').execute();
       let roll = random();
       let kind = '';
       if (roll < 0.12) {
