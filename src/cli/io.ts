@@ -36,6 +36,16 @@ export const EXIT = {
   database: 3,
 } as const;
 
+/** The exit code of a command whose reader went away: a process ended by SIGPIPE, as the shell reports it. */
+export const EXIT_STDOUT_CLOSED = 128 + 13;
+
 export function processIo(): CliIo {
+  // `campaignd status | head` closes the pipe while status writes: node ignores SIGPIPE and
+  // reports EPIPE as an error event, which, unhandled, ended the command with a stack trace.
+  // The reader has all it wanted; the command ends quietly, as cat or grep would.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(EXIT_STDOUT_CLOSED);
+  });
   return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }

@@ -57,6 +57,22 @@ describe('bin/campaignd.js', () => {
     expect((await run(dir, { CAMPAIGND_STALE_CHECK: 'off' })).stderr).toBe('');
   });
 
+  it('finds a newer source in a nested folder of migrations/, and ignores files that are not sources', async () => {
+    const dir = layout(true);
+    const past = new Date(Date.now() - 60_000);
+    const future = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(dir, 'src/main.ts'), past, past);
+    fs.mkdirSync(path.join(dir, 'src/notes'));
+    fs.writeFileSync(path.join(dir, 'src/notes/README.md'), '');
+    fs.utimesSync(path.join(dir, 'src/notes/README.md'), future, future);
+    expect((await run(dir)).stderr).toBe('');
+    const deep = path.join(dir, 'migrations/postgres/0002_more.ts');
+    fs.mkdirSync(path.dirname(deep), { recursive: true });
+    fs.writeFileSync(deep, '');
+    fs.utimesSync(deep, future, future);
+    expect((await run(dir)).stderr).toBe(`campaignd: warning: ${deep} is newer than the build in dist/: run "npm run build" (this process runs the older build)\n`);
+  });
+
   it('refuses to start without a build, with exit 2 and the command that makes one', async () => {
     const dir = layout(false);
     const r = await run(dir);
