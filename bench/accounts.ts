@@ -65,12 +65,12 @@ import { startDaemon, waitForLog, type DaemonProcess } from './lib/daemon-proces
 import { startWebhookProxy, type WebhookProxy } from '../test/helpers/webhook-proxy.js';
 import { mulberry32 } from '../src/simulator/random.js';
 import { accountHoldings } from '../src/store/account-leases.js';
-import { accountOfNumber, accountTokens, writeAccountsWorkspace } from './lib/accounts-workspace.js';
+import { accountName, accountOfNumber, accountTokens, writeAccountsWorkspace } from './lib/accounts-workspace.js';
 import { benchDialect, benchTarget, dialectLabel } from './lib/bench-db.js';
 import { buildCompiledApp } from './lib/compiled-app.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { readProcCpuSeconds, readProcMemory } from './lib/rss.js';
-import { requestsBetween, serviceCalls, slotUtilization, userRequests } from './lib/service-record.js';
+import { refillGaps, requestsBetween, serviceCalls, slotUtilization, userRequests } from './lib/service-record.js';
 import type { StatementStat } from './lib/statement-log.js';
 import { fmt, percentile } from './lib/stats.js';
 
@@ -128,6 +128,18 @@ async function startSimulator(entry: string, env: Record<string, string>, tokens
   const proc = spawnNode('simulator', entry, args, { env });
   const line = await proc.waitForLine(/^simulator listening on http:\/\//, 60_000);
   return { proc, url: /(http:\/\/[0-9.]+:\d+)/.exec(line)![1]! };
+}
+
+/** A metric's value per value of `label`, from /metrics. */
+async function metricBy(url: string, name: string, label: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<string, number>();
+  const re = new RegExp(`^${name}\\{[^}]*${label}="([^"]*)"[^}]*\\} (\\S+)$`);
+  for (const line of text.split('\n')) {
+    const m = re.exec(line);
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return out;
 }
 
 /** A metric's sum over every label set, from /metrics. */
@@ -207,6 +219,18 @@ try {
   const fromPerf = performance.now();
   const rssSamples: number[] = [];
   let last = { at: fromPerf, stats: before, cpu: cpuDaemon0 };
+  // The daemon's own count of each campaign's live calls, every ~2 s (one daemon): set
+  // against the service's count at the same instants, the difference is what the daemon
+  // holds a slot for that the service does not (an end not yet learned, a call not yet placed).
+  const daemonLive: { at: number; live: Map<string, number> }[] = [];
+  let sampling = INSTANCES === 1;
+  const sampler = (async () => {
+    while (sampling) {
+      const at = Date.now();
+      daemonLive.push({ at, live: await metricBy(httpUrl, 'campaignd_live_calls', 'campaign') });
+      await sleep(2000);
+    }
+  })();
   while (performance.now() - fromPerf < SECONDS * 1000) {
     await sleep(Math.min(PROGRESS_MS, fromPerf + SECONDS * 1000 - performance.now()));
     const now = performance.now();
@@ -222,6 +246,8 @@ try {
     );
     last = { at: now, stats, cpu };
   }
+  sampling = false;
+  await sampler;
   const after = last.stats;
   const to = Date.now();
   const seconds = (performance.now() - fromPerf) / 1000;
@@ -247,6 +273,7 @@ try {
   }
   const perMinute: number[] = [];
   const utilization: number[] = [];
+  const gaps: number[][] = [];
   let ranOut = 0;
   for (let i = 0; i < ACCOUNTS; i++) {
     perMinute.push(((measured.get(i)?.requests ?? 0) / seconds) * 60);
@@ -255,6 +282,7 @@ try {
     const lastPlaced = mine.length >= LEADS ? Math.max(...mine.map((c) => c.placed_at_ms)) : to;
     if (lastPlaced < to) ranOut++;
     utilization.push(slotUtilization(mine, SLOTS, from, Math.min(to, lastPlaced)));
+    gaps.push(refillGaps(mine, SLOTS, from, Math.min(to, lastPlaced)));
   }
   const totalRequests = perMinute.reduce((a, b) => a + b, 0) / 60;
   const inWindow = calls.filter((c) => c.placed_at_ms >= from && c.placed_at_ms < to).length;
@@ -289,6 +317,47 @@ try {
   else console.log(`  every daemon stopped cleanly on SIGTERM within ${fmt((performance.now() - stopFrom) / 1000, 1)} s`);
   if (codes === 'timeout') for (const d of daemons) d.kill();
   daemons.splice(0);
+  if (dialect === 'sqlite') {
+    // Where an account's slot time goes between the daemon and the service, call by call
+    // (one lead and one call per number): claimed → placed at the service (the claim's
+    // commit, the request budget, make_call's trip), placed → its answer recorded, ended at
+    // the service → the daemon's record of the end (the webhook's trip and its commit). The
+    // first and last are slot time the daemon counts as live and the service does not.
+    const handle = await target.open({ readonly: true });
+    const rows = await handle.db.selectFrom('attempts').select(['phone_number', 'created_at', 'answered_at', 'ended_at']).execute();
+    await handle.close();
+    const byPhone = new Map(calls.map((c) => [c.phone_number, c]));
+    const split = (ids: number[]): string => {
+      const want = new Set(ids);
+      const parts = { toPlaced: [] as number[], answer: [] as number[], end: [] as number[] };
+      for (const r of rows) {
+        const c = byPhone.get(r.phone_number);
+        if (!c || !want.has(accountOfNumber(r.phone_number)) || c.placed_at_ms < from || c.placed_at_ms >= to) continue;
+        parts.toPlaced.push(c.placed_at_ms - Number(r.created_at));
+        if (r.answered_at !== null) parts.answer.push(Number(r.answered_at) - c.placed_at_ms);
+        if (r.ended_at !== null && c.ended_at_ms !== null) parts.end.push(Number(r.ended_at) - c.ended_at_ms);
+      }
+      const d = (l: number[]): string => `mean ${fmt(l.reduce((a, b) => a + b, 0) / Math.max(1, l.length), 0)} / p50 ${fmt(percentile(l, 0.5), 0)} / p99 ${fmt(percentile(l, 0.99), 0)} ms`;
+      return `claimed → placed ${d(parts.toPlaced)}; placed → answer recorded ${d(parts.answer)}; ended → the daemon knew ${d(parts.end)}`;
+    };
+    // The post-call webhooks of the window's calls, as the simulator sent them: answered, how fast, or failed and why.
+    const deliveries = ((await (await fetch(`${sim.url}/__sim/webhooks`)).json()) as { deliveries: { at: number; answeredAt: number | null; status: number | null; error: string | null }[] }).deliveries.filter((w) => w.at >= from && w.at < to);
+    const failed = new Map<string, number>();
+    for (const w of deliveries) if (w.status !== 200) failed.set(w.error ?? `HTTP ${String(w.status)}`, (failed.get(w.error ?? `HTTP ${String(w.status)}`) ?? 0) + 1);
+    const trips = deliveries.filter((w) => w.answeredAt !== null).map((w) => w.answeredAt! - w.at);
+    console.log(`  post-call webhooks sent in the window: ${deliveries.length}, round trip p50 ${fmt(percentile(trips, 0.5), 0)} / p99 ${fmt(percentile(trips, 0.99), 0)} / max ${fmt(Math.max(...trips), 0)} ms; not answered 200: ${failed.size === 0 ? 'none' : [...failed].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    const timedOut = deliveries.filter((w) => w.error === 'timeout');
+    if (timedOut.length > 0) {
+      // When they were sent, by second of the window: spread out, or one stall.
+      const bySecond = new Map<number, number>();
+      for (const w of timedOut) bySecond.set(Math.floor((w.at - from) / 1000), (bySecond.get(Math.floor((w.at - from) / 1000)) ?? 0) + 1);
+      console.log(`    timed out, by second of the window they were sent in: ${[...bySecond].sort((a, b) => a[0] - b[0]).map(([sec, n]) => `${sec}s:${n}`).join(' ')}`);
+    }
+    const order = perMinute.map((r, i) => ({ r, i })).sort((a, b) => a.r - b.r);
+    console.log(`  per call, the daemon's slot time the service does not see (calls placed in the window):`);
+    console.log(`    the 10 slowest accounts: ${split(order.slice(0, 10).map((o) => o.i))}`);
+    console.log(`    the 10 fastest accounts: ${split(order.slice(-10).map((o) => o.i))}`);
+  }
   if (statements) {
     const placed = calls.length;
     const stats = JSON.parse(fs.readFileSync(statementsFile, 'utf8')) as StatementStat[];
@@ -299,6 +368,30 @@ try {
 
   console.log(`  ${inWindow} calls placed in the ${fmt(seconds, 0)} s window (${fmt(inWindow / seconds, 1)}/s, ${fmt(totalRequests / Math.max(1, inWindow / seconds), 2)} requests per call), each live ${fmt(lengths.reduce((a, b) => a + b, 0) / lengths.length, 1)} s on average; ${ranOut} accounts ran out of leads`);
   console.log(`  requests/min per account: min ${fmt(Math.min(...perMinute), 1)}, median ${fmt(percentile(perMinute, 0.5), 1)}, max ${fmt(Math.max(...perMinute), 1)}`);
+  {
+    // Where the slowest accounts lose their calls: how long their full slots stayed short of one after a call ended.
+    const describe = (list: number[]): string => (list.length === 0 ? 'none' : `${list.length} refills, p50 ${fmt(percentile(list, 0.5), 0)} ms, p90 ${fmt(percentile(list, 0.9), 0)} ms, p99 ${fmt(percentile(list, 0.99), 0)} ms, sum ${fmt(list.reduce((a, b) => a + b, 0) / 1000, 1)} s`);
+    const order = perMinute.map((r, i) => ({ r, i })).sort((a, b) => a.r - b.r);
+    console.log(`  a full account's slot after a call ended, until its next call (service record): all accounts ${describe(gaps.flat())}`);
+    /** Mean live calls of account i at the sampled instants: the daemon's count, and the service's. */
+    const liveViews = (i: number): string => {
+      if (daemonLive.length === 0) return '';
+      const mine = byAccount.get(i) ?? [];
+      const service = daemonLive.map((d) => mine.filter((c) => c.placed_at_ms <= d.at && (c.ended_at_ms === null || c.ended_at_ms > d.at)).length);
+      const own = daemonLive.map((d) => d.live.get(accountName(i)) ?? 0);
+      const mean = (l: number[]): number => l.reduce((a, b) => a + b, 0) / l.length;
+      return `; live calls, mean of ${daemonLive.length} samples: the daemon's ${fmt(mean(own), 1)}, the service's ${fmt(mean(service), 1)}`;
+    };
+    // By account number, in quarters: a pattern here is an order the daemon serves accounts in.
+    const quarters = [0, 1, 2, 3].map((q) => {
+      const ids = Array.from({ length: ACCOUNTS }, (_, i) => i).filter((i) => Math.floor((i * 4) / ACCOUNTS) === q);
+      const firstCall = ids.map((i) => Math.min(...(byAccount.get(i) ?? []).map((c) => c.placed_at_ms)));
+      const earliest = Math.min(...calls.map((c) => c.placed_at_ms));
+      return `${fmt(ids.reduce((n, i) => n + perMinute[i]!, 0) / ids.length, 1)}/min (first call +${fmt((percentile(firstCall, 0.5) - earliest) / 1000, 1)} s)`;
+    });
+    console.log(`  requests/min by account number, in quarters (median first call after the run's first): ${quarters.join(', ')}`);
+    for (const { r, i } of [...order.slice(0, 3), ...order.slice(-2)]) console.log(`    account ${i} (${fmt(r, 1)} requests/min, slots ${fmt(utilization[i]!, 3)}): ${describe(gaps[i]!)}${liveViews(i)}`);
+  }
   console.log(`  slot utilization per account: min ${fmt(Math.min(...utilization), 3)}, median ${fmt(percentile(utilization, 0.5), 3)}, max ${fmt(Math.max(...utilization), 3)}; ${below} of ${ACCOUNTS} below ${UTILIZATION_GOAL}`);
   if (proxy) {
     const p = proxy.stats();

@@ -58,3 +58,34 @@ export function slotUtilization(calls: readonly ServiceCall[], slots: number, fr
   }
   return busy / (slots * (to - from));
 }
+
+/**
+ * The dead time of a full account's slots, from the service's record: for each call that
+ * ended in [from, to) while all `slots` of its account were live, how long until the
+ * account's next call was placed (ms). A daemon that refills at once keeps these near its
+ * own latency (webhook, claim, make_call); a wait for the request budget shows as a longer
+ * gap, and so does anything else that holds the next call back.
+ */
+export function refillGaps(calls: readonly ServiceCall[], slots: number, from: number, to: number): number[] {
+  const events: { at: number; delta: 1 | -1 }[] = [];
+  for (const c of calls) {
+    events.push({ at: c.placed_at_ms, delta: 1 });
+    if (c.ended_at_ms !== null) events.push({ at: c.ended_at_ms, delta: -1 });
+  }
+  // Ends before placings at the same instant: a slot handed on in the same millisecond was free first.
+  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const gaps: number[] = [];
+  let live = 0;
+  const waitingSince: number[] = [];
+  for (const e of events) {
+    if (e.delta === -1) {
+      if (live === slots && e.at >= from && e.at < to) waitingSince.push(e.at);
+      live--;
+    } else {
+      live++;
+      const since = waitingSince.shift();
+      if (since !== undefined) gaps.push(e.at - since);
+    }
+  }
+  return gaps;
+}

@@ -11,7 +11,7 @@ import { createDialLoop, type LeaseView } from './loops/dial-loop.js';
 import { createOutcomeLoop } from './loops/outcome-loop.js';
 import { createRemoteSyncLoop } from './loops/remote-sync-loop.js';
 import type { OutcomeContext } from './outcomes.js';
-import { CLOCK_SKEW_MS, CONFIRM_WINDOW_MS, CONTROL_CHECK_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from './policy.js';
+import { CLOCK_SKEW_MS, confirmBatchOf, CONFIRM_WINDOW_MS, CONTROL_CHECK_MS, DEFAULT_MAX_DURATION_SECONDS, STUCK_GRACE_MS } from './policy.js';
 import type { PollerOptions } from './poller.js';
 import type { EngineClient } from './ports.js';
 import type { PredialDeps } from './predial.js';
@@ -129,6 +129,7 @@ export function createEngine(opts: EngineOptions) {
     onZoneDoubt: zoneDoubt,
     wakeDial: wake,
     webhooks: { enabled: opts.webhooksEnabled ?? false, lastAt: () => lastWebhookAt },
+    ...(opts.account ? { confirmBatch: confirmBatchOf(opts.account.name) } : {}),
     pollIntervalMs: opts.pollIntervalMs,
     pollIntervalWithWebhooksMs: opts.pollIntervalWithWebhooksMs,
   });

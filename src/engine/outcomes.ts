@@ -63,9 +63,12 @@ export interface AppliedObservation {
   cls?: ReturnType<typeof classifyCall>;
 }
 
-/** Applies one observation of a call to the attempt it belongs to (its own group-committed transaction). */
-export async function observeCall(ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation): Promise<ObservationResult> {
-  const applied = await ctx.commit.run((trx) => applyObservation(trx, ctx, attempt, obs));
+/**
+ * Applies one observation of a call to the attempt it belongs to (its own group-committed
+ * transaction); `background`: behind the work that places and frees slots (group-commit.ts).
+ */
+export async function observeCall(ctx: OutcomeContext, attempt: AttemptRow, obs: CallObservation, opts: { background?: boolean } = {}): Promise<ObservationResult> {
+  const applied = await ctx.commit.run((trx) => applyObservation(trx, ctx, attempt, obs), { background: opts.background === true });
   announceObservation(ctx, attempt, obs, applied);
   return applied.result;
 }

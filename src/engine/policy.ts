@@ -1,5 +1,6 @@
 // The engine's policy values in one place: how long it waits, how often it looks, how much
 // it reads at once. Each says why it has its value; change one here, not in a copy.
+import { stableHash } from '../ha/stable-hash.js';
 import { DEFAULT_RETRY_AFTER_MS } from '../service/errors.js';
 
 // Scheduling
@@ -86,6 +87,16 @@ export const ZONE_WARNING_EVERY_MS = 10 * 60_000;
 
 /** Webhook successes awaiting confirmation are listed once this many wait (about a page), or… */
 export const CONFIRM_BATCH = 100;
+/**
+ * …with several accounts, once between half of that and that many wait, a fixed share per
+ * account: accounts that dial at the same pace otherwise reached the batch together, and
+ * 200 listings of 100 confirmations each, all at once, held the daemon's thread for seconds
+ * (bench/RESULTS.md, "200 accounts: the webhooks that timed out").
+ */
+export function confirmBatchOf(account: string): number {
+  const half = Math.floor(CONFIRM_BATCH / 2);
+  return half + (stableHash(`confirm\u0000${account}`) % (CONFIRM_BATCH - half + 1));
+}
 /** …once the oldest of them has waited this long (the backstop's cadence: a listing per ~20 calls). */
 export const CONFIRM_WAIT_MS = 300_000;
 /**

@@ -169,17 +169,24 @@ async function pollAssistant(deps: PollerDeps, opts: PollerOptions, assistantId:
     return false;
   }
   // All of a listing's observations are queued at once, so the group commit applies them
-  // in one transaction, in this order; awaited one by one, each paid a commit of its own.
+  // in few transactions, in this order; awaited one by one, each paid a commit of its own.
+  // In the background: a listing is the slow backstop of webhooks, and its confirmations
+  // must not hold the webhooks and claims that keep the slots busy.
   const results = await Promise.all(
     observations.map(({ target, call }) =>
-      observeCall(deps, target.attempt, {
-        callId: call.id,
-        status: call.status,
-        answeredBy: call.answeredBy ?? null,
-        endedAt: null,
-        source: 'poll',
-        given: call.given,
-      }),
+      observeCall(
+        deps,
+        target.attempt,
+        {
+          callId: call.id,
+          status: call.status,
+          answeredBy: call.answeredBy ?? null,
+          endedAt: null,
+          source: 'poll',
+          given: call.given,
+        },
+        { background: true },
+      ),
     ),
   );
   for (const [i, { target, call, seenAt }] of observations.entries()) {

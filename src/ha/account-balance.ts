@@ -17,6 +17,7 @@
 // Each instance prefers accounts by rendezvous hash (account, instance): instances racing for
 // unheld accounts after a death try different ones first, and the ones given up are the
 // giver's least preferred, so the same accounts stay put across rounds.
+import { stableHash } from './stable-hash.js';
 
 export interface BalanceInput {
   /** This instance. */
@@ -47,17 +48,9 @@ export interface BalancePlan {
   release: string[];
 }
 
-/** How much `instance` prefers `account` (FNV-1a of both, then murmur3's finaliser to spread near names): the same on every instance. */
+/** How much `instance` prefers `account` (a stable hash of both): the same on every instance. */
 export function preference(account: string, instance: string): number {
-  const text = `${account}\u0000${instance}`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
-  return (h ^ (h >>> 16)) >>> 0;
+  return stableHash(`${account}\u0000${instance}`);
 }
 
 function byPreference(accounts: Iterable<string>, instance: string, order: 'most' | 'least'): string[] {

@@ -284,6 +284,8 @@ export interface WebhookDelivery {
   url: string;
   payload: Record<string, unknown>;
   at: number;
+  /** When the receiver's answer (or the failure) came, on the same clock as `at`; null while in flight. */
+  answeredAt: number | null;
   status: number | null;
   response: unknown;
   error: string | null;

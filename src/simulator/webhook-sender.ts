@@ -53,6 +53,7 @@ export function sendPostCallWebhook(deps: LifecycleDeps, call: SimCall, assistan
     url,
     payload,
     at: deps.clock.now(),
+    answeredAt: null,
     status: null,
     response: null,
     error: null,
@@ -88,6 +89,7 @@ async function deliver(deps: LifecycleDeps, delivery: WebhookDelivery, call: Sim
     call.webhook_response = { error: reason };
     deps.logger.debug({ callId: call.id, reason }, 'post-call webhook failed');
   } finally {
+    delivery.answeredAt = deps.clock.now();
     cancel();
   }
 }

@@ -429,9 +429,15 @@ export async function unconfirmedSummary(db: Db, since: number, cap: number, sco
   return { count: rows.length, oldestEndedAt: oldest === undefined || oldest === null ? null : Number(oldest) };
 }
 
-/** Webhook successes awaiting the call list's word (status `confirming`), per campaign id. */
-export async function unconfirmedCountsByCampaign(db: Db, since: number): Promise<Map<number, number>> {
-  const rows = await provisional(db.selectFrom('attempts').select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')]))
+/**
+ * Webhook successes awaiting the call list's word (status `confirming`), per campaign id
+ * (of the scope's campaigns). Each account's poller reports its own: counting every
+ * campaign's for each of 200 accounts read every waiting success 200 times, seconds of
+ * the daemon's one thread when all of them waited for a listing at once.
+ */
+export async function unconfirmedCountsByCampaign(db: Db, since: number, scope?: CampaignScope): Promise<Map<number, number>> {
+  if (scope?.length === 0) return new Map();
+  const rows = await scoped(provisional(db.selectFrom('attempts').select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])), scope)
     .where('ended_at', '>=', since)
     .groupBy('campaign_id')
     .execute();

@@ -25,12 +25,26 @@ export interface GroupCommit {
    * `durable`: that commit is on stable storage (synchronous=FULL, durable.ts) before this
    * resolves, as a claim must be before its make_call is sent.
    */
-  run<R>(work: TransactionWork<R>, opts?: { durable?: boolean }): Promise<R>;
+  run<R>(work: TransactionWork<R>, opts?: RunOptions): Promise<R>;
+}
+
+export interface RunOptions {
+  durable?: boolean;
+  /**
+   * Work no caller is waiting on to place or free a slot (a call listing's observations):
+   * it goes in a batch after the work that is, at most `backgroundBatch` items at a time.
+   * With 200 accounts each confirming a listing of ~100 webhook successes at about the same
+   * moment, 20,000 items queued at once held every webhook and claim behind them for 4–10 s
+   * (bench/RESULTS.md, "200 accounts: the webhooks that timed out"); so the urgent work
+   * overtakes, and the backlog drains between it in short batches.
+   */
+  background?: boolean;
 }
 
 interface Queued {
   work: TransactionWork<unknown>;
   durable: boolean;
+  background: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -52,6 +66,8 @@ export interface GroupCommitOptions {
    * back and forth. Default false: one daemon gains by one commit for all.
    */
   durableApart?: boolean;
+  /** Most background items in one batch (default 32), so a batch of them stays short. */
+  backgroundBatch?: number;
 }
 
 /** How often a batch rolled back by a deadlock runs again before its callers get the error. */
@@ -67,6 +83,7 @@ function isRetryable(err: unknown): boolean {
 export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions = {}): GroupCommit {
   const defer = opts.defer ?? ((fn: () => void) => void setImmediate(fn));
   const maxBatch = opts.maxBatch ?? 256;
+  const backgroundBatch = Math.min(maxBatch, opts.backgroundBatch ?? 32);
   /** A batch holding durable work is committed durably as a whole (the rest only gains by it). */
   const transaction = <T>(batch: readonly Queued[], fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
     batch.some((item) => item.durable) ? durableTransaction(db, fn) : db.transaction().execute(fn);
@@ -74,13 +91,24 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   let scheduled = false;
   let inFlight = false;
 
-  /** The next batch: at most maxBatch items, durable ones first and alone with `durableApart`. */
+  /**
+   * The next batch: at most maxBatch items, durable ones first and alone with
+   * `durableApart`; background items after the rest, at most `backgroundBatch` of them
+   * (each kind keeps its own order).
+   */
   function nextBatch(): Queued[] {
-    if (!opts.durableApart) return queue.splice(0, maxBatch);
-    const durable = queue.filter((item) => item.durable).slice(0, maxBatch);
-    const picked = new Set(durable.length > 0 ? durable : queue.slice(0, maxBatch));
-    for (let i = queue.length - 1; i >= 0; i--) if (picked.has(queue[i]!)) queue.splice(i, 1);
-    return [...picked];
+    const durable = opts.durableApart ? queue.filter((item) => item.durable).slice(0, maxBatch) : [];
+    let picked: Queued[];
+    if (durable.length > 0) picked = durable;
+    else {
+      // A backlog keeps its share of every batch, so that urgent work never starves it.
+      const background = queue.filter((item) => item.background).slice(0, backgroundBatch);
+      const urgent = queue.filter((item) => !item.background).slice(0, maxBatch - background.length);
+      picked = [...urgent, ...background.slice(0, maxBatch - urgent.length)];
+    }
+    const taken = new Set(picked);
+    for (let i = queue.length - 1; i >= 0; i--) if (taken.has(queue[i]!)) queue.splice(i, 1);
+    return picked;
   }
 
   async function flush(): Promise<void> {
@@ -145,9 +173,9 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   }
 
   return {
-    run<R>(work: TransactionWork<R>, runOpts: { durable?: boolean } = {}): Promise<R> {
+    run<R>(work: TransactionWork<R>, runOpts: RunOptions = {}): Promise<R> {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ work, durable: runOpts.durable === true, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work, durable: runOpts.durable === true, background: runOpts.background === true, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },

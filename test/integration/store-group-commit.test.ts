@@ -112,6 +112,34 @@ describe('group commit', () => {
     expect(visible()).toEqual(['+491', '+492', '+493', '+494']);
   });
 
+  it('background work goes after the rest, at most backgroundBatch of it per batch, and is never starved', async () => {
+    const turns = manualTurns();
+    const commit = createGroupCommit(handle.db, { defer: turns.defer, maxBatch: 4, backgroundBatch: 2 });
+    const batches: string[][] = [];
+    let last: Transaction<Database> | null = null;
+    const work = (phone: string) => async (trx: Transaction<Database>) => {
+      if (trx !== last) batches.push([]);
+      last = trx;
+      batches.at(-1)!.push(phone);
+      return insertSuppression(phone)(trx);
+    };
+    // A listing's five observations queued first, then a turn's webhooks and claims.
+    const background = ['+4901', '+4902', '+4903', '+4904', '+4905'].map((p) => commit.run(work(p), { background: true }));
+    const urgent = ['+4911', '+4912', '+4913', '+4914', '+4915'].map((p) => commit.run(work(p)));
+    while (turns.pending() > 0) {
+      turns.turn();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([...background, ...urgent]);
+    // Each batch: the urgent work first, in its order, with two of the backlog kept in it.
+    expect(batches).toEqual([
+      ['+4911', '+4912', '+4901', '+4902'],
+      ['+4913', '+4914', '+4903', '+4904'],
+      ['+4915', '+4905'],
+    ]);
+    expect(visible()).toHaveLength(10);
+  });
+
   it('splits a long queue into batches of at most maxBatch, all committed', async () => {
     const turns = manualTurns();
     const commit = createGroupCommit(handle.db, { defer: turns.defer, maxBatch: 2 });

@@ -54,6 +54,8 @@ export interface OutcomeLoopDeps {
   /** A fixed poll interval when webhooks are not arriving, instead of the adaptive plan (poll-plan.ts); and when they are (a backstop). */
   pollIntervalMs?: number | undefined;
   pollIntervalWithWebhooksMs?: number | undefined;
+  /** Webhook successes waiting that make a listing due (default CONFIRM_BATCH; per account: confirmBatchOf). */
+  confirmBatch?: number;
 }
 
 export type OutcomeLoop = EngineLoop & PollNudge;
@@ -101,8 +103,9 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
     if (service.tokenRejected()) return lastPollAt + TOKEN_PROBE_MS;
     if (await anyUnknownAttempt(db, campaigns.scope())) return lastPollAt + POLL_UNKNOWN_MS;
     const now = clock.now();
-    const waiting = await unconfirmedSummary(db, now - CONFIRM_WINDOW_MS, CONFIRM_BATCH, campaigns.scope());
-    const confirmAt = confirmationDueAt(waiting, { lastPollAt, minGapMs: POLL_MIN_GAP_MS, batch: CONFIRM_BATCH, waitMs: CONFIRM_WAIT_MS });
+    const batch = deps.confirmBatch ?? CONFIRM_BATCH;
+    const waiting = await unconfirmedSummary(db, now - CONFIRM_WINDOW_MS, batch, campaigns.scope());
+    const confirmAt = confirmationDueAt(waiting, { lastPollAt, minGapMs: POLL_MIN_GAP_MS, batch, waitMs: CONFIRM_WAIT_MS });
     if (!webhooksHealthy({ enabled: deps.webhooks.enabled, lastWebhookAt: deps.webhooks.lastAt(), now, healthyMs: WEBHOOKS_HEALTHY_MS })) {
       if (deps.pollIntervalMs !== undefined) return lastPollAt + deps.pollIntervalMs;
       return Math.min(confirmAt, await plannedPoll(now));
@@ -120,7 +123,7 @@ export function createOutcomeLoop(deps: OutcomeLoopDeps): OutcomeLoop {
   /** Refreshes the `confirming` gauge; planning runs at least every 30 s and after each round. */
   async function reportConfirming(): Promise<void> {
     if (!deps.metrics?.confirming) return;
-    const counts = await unconfirmedCountsByCampaign(db, 0);
+    const counts = await unconfirmedCountsByCampaign(db, 0, campaigns.scope());
     for (const c of campaigns.values()) deps.metrics.confirming(c.name, counts.get(c.id) ?? 0);
   }
 
