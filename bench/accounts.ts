@@ -12,6 +12,10 @@
 //  - slot utilization of an account: the time-weighted count of its live calls (placed to
 //    ended, GET /__sim/conversations) ÷ its max_calls_in_parallel, over the measured window
 //    (cut at its last call if its leads ran out, which the lead count below avoids).
+// Diagnostics beside the figures (where an account's slot time goes): the refill gaps of full
+// accounts, each account's live calls as the daemon counts them against the service's, the
+// post-call webhooks' round trips and failures (GET /__sim/webhooks), and on SQLite, per call,
+// claimed → placed, placed → answer recorded and ended → the daemon knew (from the store).
 // The daemon's CPU is (user + sys) from /proc/PID/stat over the measured window ÷ its
 // length (1.0 = one core); its peak RSS is VmHWM from /proc/PID/status (start-up included).
 // `--cpu-prof DIR` runs the daemon under `node --cpu-prof` (its whole life, written to DIR
