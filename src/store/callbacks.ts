@@ -61,7 +61,7 @@ export async function recordCallback(trx: Trx, ids: { campaignId: number; leadId
  * not use a retry). True when it was one.
  */
 export async function callbackCallEnded(trx: Trx, leadId: number, attemptId: number, now: number): Promise<boolean> {
-  // Runs for every ended call, callback or not: prepared (prepared.ts).
+  // Runs for every ended call of a lead that was ever given a callback: prepared (prepared.ts).
   if ((await callbackPlacedQuery.affected(trx, { leadId, attemptId, now })) === 0) return false;
   await trx
     .updateTable('leads')

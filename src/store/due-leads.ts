@@ -20,6 +20,8 @@ export interface DueLead {
   timezone: string | null;
   variables_json: string;
   next_due_at: number | null;
+  /** The assistant variant it was given at its first claim (null before it, or without variants). */
+  variant: string | null;
 }
 
 /** The columns of a DueLead (leads joined with its current contact), for every query that returns them. */
@@ -33,6 +35,7 @@ export const DUE_LEAD_COLUMNS = [
   'leads.timezone',
   'leads.variables_json',
   'leads.next_due_at',
+  'leads.variant',
 ] as const;
 
 /** A campaign's leads due at `now`, most overdue first. */

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { addSuppressions, isSuppressed, suppressLeadsOfNumbers } from './suppressions.js';
+import { addSuppressions, suppressLeadsOfNumbers } from './suppressions.js';
 import { reopenCompletedCampaign } from './campaigns.js';
 import type { Database, LeadRow } from './types.js';
 
@@ -36,17 +36,11 @@ export interface MoveRequest {
  * not in the store, and nothing was written.
  */
 export async function moveLead(trx: Trx, lead: LeadRow, move: MoveRequest, now: number): Promise<boolean> {
-  const target = await trx.selectFrom('campaigns').select(['id', 'name']).where('name', '=', move.campaign).executeTakeFirst();
+  const target = await moveTarget(trx, move.campaign, move.phone);
   if (!target) return false;
-  const existing = await trx
-    .selectFrom('leads')
-    .select('id')
-    .where('campaign_id', '=', target.id)
-    .where((eb) => eb.or([eb('phone_number', '=', move.phone), eb('dedupe_key', '=', move.phone)]))
-    .executeTakeFirst();
-  let targetId = existing?.id;
+  let targetId = target.existing ?? undefined;
   if (targetId === undefined) {
-    const suppressed = await isSuppressed(trx, move.phone);
+    const suppressed = target.suppressed;
     const variables = { ...parseVariables(lead.variables_json), ...move.extracted };
     const inserted = await trx
       .insertInto('leads')
@@ -70,9 +64,36 @@ export async function moveLead(trx: Trx, lead: LeadRow, move: MoveRequest, now: 
     targetId = inserted.id;
     if (!suppressed) await reopenCompletedCampaign(trx, target.id, now);
   }
-  const reason = existing ? `${move.reason}; the number was already lead ${targetId} there, left as it is` : `${move.reason}; lead ${targetId} there`;
+  const reason = target.existing !== null ? `${move.reason}; the number was already lead ${targetId} there, left as it is` : `${move.reason}; lead ${targetId} there`;
   await trx.updateTable('leads').set({ state: 'moved', state_reason: reason, next_due_at: null, updated_at: now }).where('id', '=', lead.id).execute();
   return true;
+}
+
+/**
+ * The target campaign, its lead with this number if it has one, and whether the number is
+ * suppressed, in one statement: a move is decided inside the outcome's transaction, where on
+ * PostgreSQL each statement is a round trip on the engine's one connection.
+ */
+async function moveTarget(trx: Trx, campaign: string, phone: string): Promise<{ id: number; existing: number | null; suppressed: boolean } | undefined> {
+  const row = await trx
+    .selectFrom('campaigns as c')
+    .select((eb) => [
+      'c.id',
+      eb
+        .selectFrom('leads as l')
+        .select('l.id')
+        .whereRef('l.campaign_id', '=', 'c.id')
+        .where((w) => w.or([w('l.phone_number', '=', phone), w('l.dedupe_key', '=', phone)]))
+        .orderBy('l.id')
+        .limit(1)
+        .as('existing'),
+      eb.exists(eb.selectFrom('suppressions').select('phone_number').where('phone_number', '=', phone)).as('suppressed'),
+    ])
+    .where('c.name', '=', campaign)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean; ids may come as strings from pg's int8.
+  return { id: Number(row.id), existing: row.existing === null ? null : Number(row.existing), suppressed: Boolean(Number(row.suppressed)) };
 }
 
 function parseVariables(json: string): Record<string, unknown> {

@@ -18,20 +18,25 @@ export const VARIANTS_MIGRATION = '0018_variants';
 export async function settleLeadVariants(db: Kysely<Database>, proposals: readonly { leadId: number; variant: string }[], known: readonly string[]): Promise<Map<number, string>> {
   const stored = new Map<number, string>();
   if (proposals.length === 0) return stored;
-  // One UPDATE per proposed variant, not per lead: the dial loop settles every lead of a
-  // pass, and on PostgreSQL each statement outside a transaction is a round trip and a commit.
+  // One UPDATE for the pass, its RETURNING the leads it gave a variant: the dial loop
+  // settles every lead of a pass, and on PostgreSQL each statement outside a transaction is
+  // a round trip and a commit. Only a lead that held one already is read back.
   const byVariant = new Map<string, number[]>();
   for (const p of proposals) byVariant.set(p.variant, [...(byVariant.get(p.variant) ?? []), p.leadId]);
-  for (const [variant, ids] of byVariant) {
-    await db
-      .updateTable('leads')
-      .set({ variant })
-      .where('id', 'in', ids)
-      .where((eb) => eb.or([eb('variant', 'is', null), eb('variant', 'not in', known)]))
-      .execute();
+  const choice = sql.join([...byVariant].map(([variant, ids]) => sql`when id in (${sql.join(ids)}) then ${variant}`), sql` `);
+  const given = await db
+    .updateTable('leads')
+    .set({ variant: sql<string>`case ${choice} end` })
+    .where('id', 'in', proposals.map((p) => p.leadId))
+    .where((eb) => eb.or([eb('variant', 'is', null), eb('variant', 'not in', known)]))
+    .returning(['id', 'variant'])
+    .execute();
+  for (const r of given) if (r.variant !== null) stored.set(Number(r.id), r.variant);
+  const held = proposals.filter((p) => !stored.has(p.leadId)).map((p) => p.leadId);
+  if (held.length > 0) {
+    const rows = await db.selectFrom('leads').select(['id', 'variant']).where('id', 'in', held).execute();
+    for (const r of rows) if (r.variant !== null) stored.set(Number(r.id), r.variant);
   }
-  const rows = await db.selectFrom('leads').select(['id', 'variant']).where('id', 'in', proposals.map((p) => p.leadId)).execute();
-  for (const r of rows) if (r.variant !== null) stored.set(Number(r.id), r.variant);
   return stored;
 }
 

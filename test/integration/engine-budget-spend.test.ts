@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrations } from '../../migrations/index.js';
 import { mergeCallResult } from '../../src/store/results.js';
 import { readGivenCall } from '../../src/results/given.js';
-import { budgetSpend } from '../../src/store/budget.js';
+import { budgetSpend, budgetSpendByCampaign } from '../../src/store/budget.js';
 import { budgetHold } from '../../src/stats/budget.js';
 import { ManualClock } from '../../src/time/clock.js';
 import type { AttemptState } from '../../src/store/types.js';
@@ -108,6 +108,29 @@ describe('budget spending', () => {
     await store.db.deleteFrom('leads').where('campaign_id', '=', 2).execute();
     await store.db.deleteFrom('campaigns').where('id', '=', 2).execute();
     expect(await store.db.selectFrom('campaign_spend').select('bucket').where('campaign_id', '=', 2).execute()).toEqual([]);
+  });
+
+  it('reads several campaigns with their own midnights in one statement, each as read alone', async () => {
+    await addCampaign(2);
+    await addCampaign(3);
+    // Campaign 1 at UTC midnight, 2 at Kathmandu's (18:15 UTC the day before), 3 with nothing.
+    const days = new Map([[1, 10 * DAY], [2, 10 * DAY - 5.75 * 3_600_000], [3, 10 * DAY]]);
+    await attempt(1, 'ended', 9 * DAY, 2.5);
+    await attempt(2, 'ended', 10 * DAY + 60_000, 1.5);
+    await attempt(3, 'placed', now - 1000);
+    await attempt(4, 'ended', 10 * DAY - 3_600_000, 0.75, 2); // before 1's midnight, after 2's
+    await attempt(5, 'ended', 9 * DAY, 4, 2); // yesterday for both
+    await attempt(6, 'ended', now - 2000, null, 2); // its cost still to come
+    await attempt(7, 'unknown', now - 1000, undefined, 2);
+    let statements = 0;
+    // Counted as results come back: a union's arms pass through transformQuery as they are built.
+    const counted = store.db.withPlugin({ transformQuery: (a) => a.node, transformResult: async (a) => (statements++, a.result) });
+    const all = await budgetSpendByCampaign(counted, [...days].map(([campaignId, dayStart]) => ({ campaignId, dayStart })), now);
+    expect(statements).toBe(1);
+    expect(all.get(1)).toEqual({ spent: 4, costed: 2, spentToday: 1.5, pending: 1, largest: 2.5 });
+    expect(all.get(2)).toEqual({ spent: 4.75, costed: 2, spentToday: 0.75, pending: 2, largest: 4 });
+    expect(all.get(3)).toEqual({ spent: 0, costed: 0, spentToday: 0, pending: 0, largest: 0 });
+    for (const [campaignId, dayStart] of days) expect(await budgetSpend(store.db, campaignId, dayStart, now)).toEqual(all.get(campaignId));
   });
 
   it('a store upgraded with calls already priced starts from their sums', async () => {

@@ -78,6 +78,25 @@ describe('moving a lead to another campaign', () => {
     expect(after.events).toEqual([{ type: 'lead.moved', lead_id: leadId }]);
   });
 
+  it('leaves the lead the target already has for the number as it is, and reads what the move needs in one statement', async () => {
+    const existing = (
+      await h.db
+        .insertInto('leads')
+        .values({ campaign_id: target, dedupe_key: PHONE, phone_number: PHONE, variables_json: '{}', timezone: null, state: 'completed', state_reason: null, next_due_at: null, remote_lead_id: null, source_file: 'y.csv', source_line: 9, created_at: NOW, updated_at: NOW })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+    let statements = 0;
+    const counted = h.db.withPlugin({ transformQuery: (a) => a.node, transformResult: async (a) => (statements++, a.result) });
+    await counted.transaction().execute((trx) => leadAfterOutcome(trx, attempt(), () => move, NOW + 1000));
+    // The lead, the move's read, the source's update: on PostgreSQL each a round trip (a lead
+    // never given a callback has none to mark placed).
+    expect(statements).toBe(3);
+    const after = await state();
+    expect(after.target).toEqual([expect.objectContaining({ id: existing, state: 'completed', variables_json: '{}' })]);
+    expect(after.source).toEqual({ state: 'moved', state_reason: `${move.reason}; the number was already lead ${existing} there, left as it is` });
+  });
+
   it('falls back to the retry settings when the target campaign is not in the store', async () => {
     await h.db.transaction().execute((trx) => leadAfterOutcome(trx, attempt(), () => ({ ...move, campaign: 'gone' }), NOW + 1000));
     const after = await state();

@@ -64,16 +64,27 @@ describe('store: assistant variants', () => {
     expect(await settleLeadVariants(store.db, [{ leadId: 1, variant: 'c' }, { leadId: 2, variant: 'c' }], ['a', 'b', 'c'])).toEqual(new Map([[1, 'a'], [2, 'b']]));
   });
 
-  it('settles a pass of 100 leads in one statement per proposed variant, not one per lead (PostgreSQL: each is a round trip and a commit)', async () => {
+  it('settles a pass of 100 leads in one statement, not one per lead or per variant (PostgreSQL: each is a round trip and a commit)', async () => {
     await addCampaign(testCampaignConfig('ab', { variants }));
     for (let id = 1; id <= 100; id++) await addLead(id, id === 7 ? 'b' : null);
     let statements = 0;
     const counted = store.db.withPlugin({ transformQuery: (a) => (statements++, a.node), transformResult: async (a) => a.result });
     const proposals = Array.from({ length: 100 }, (_, i) => ({ leadId: i + 1, variant: pickVariant(variants, i + 1).name }));
+    expect(new Set(proposals.map((p) => p.variant)).size).toBe(3);
     const stored = await settleLeadVariants(counted, proposals, ['a', 'b', 'c']);
-    expect(statements).toBeLessThanOrEqual(4); // three variants' UPDATEs and the read back
+    expect(statements).toBe(2); // the UPDATE, and the read back of lead 7, which held one already
     // Lead 7 keeps the variant it held; every other lead got its proposal.
     for (const p of proposals) expect(stored.get(p.leadId)).toBe(p.leadId === 7 ? 'b' : p.variant);
+    const rows = await store.db.selectFrom('leads').select(['id', 'variant']).orderBy('id').execute();
+    expect(rows.map((r) => r.variant)).toEqual(proposals.map((p) => (p.leadId === 7 ? 'b' : p.variant)));
+
+    // Leads that all hold none: the UPDATE alone.
+    for (let id = 101; id <= 150; id++) await addLead(id, null);
+    statements = 0;
+    const fresh = Array.from({ length: 50 }, (_, i) => ({ leadId: 101 + i, variant: pickVariant(variants, 101 + i).name }));
+    const given = await settleLeadVariants(counted, fresh, ['a', 'b', 'c']);
+    expect(statements).toBe(1);
+    for (const p of fresh) expect(given.get(p.leadId)).toBe(p.variant);
   });
 
   it('counts successes by success_when per lead, with the Wilson interval and the test of the stats module', async () => {

@@ -267,10 +267,13 @@ export function createDialLoop(deps: DialLoopDeps): DialLoop {
     if (withVariants.length === 0) return;
     for (const c of new Set(withVariants.map((p) => p.c))) {
       const variants = c.config.variants!;
+      const known = variants.map((v) => v.name);
       const mine = withVariants.filter((p) => p.c === c);
-      const stored = await settleLeadVariants(db, mine.map((p) => ({ leadId: p.lead.id, variant: pickVariant(variants, p.lead.id).name })), variants.map((v) => v.name));
+      // A lead read with a variant of the file holds it for good: only the others are settled.
+      const fresh = mine.filter((p) => p.lead.variant === null || !known.includes(p.lead.variant));
+      const stored = await settleLeadVariants(db, fresh.map((p) => ({ leadId: p.lead.id, variant: pickVariant(variants, p.lead.id).name })), known);
       for (const p of mine) {
-        const name = stored.get(p.lead.id);
+        const name = stored.get(p.lead.id) ?? p.lead.variant;
         p.input.assistantId = (variants.find((v) => v.name === name) ?? pickVariant(variants, p.lead.id)).assistantId;
       }
     }
