@@ -48,6 +48,9 @@ export function readCallbackTime(value: unknown, opts: CallbackReadOptions): Cal
   for (const parser of PARSERS) {
     const reading = parser.parse(asked, { instant: new Date(floating), timezone: 0 }, { forwardDate: true })[0];
     if (reading && (!found || reading.text.length > found.text.length)) found = reading;
+    // A reading of every word cannot be beaten (a tie keeps the first): the next language
+    // would only double the cost (~0.2 ms) of "tomorrow at 3 pm" or an ISO time.
+    if (found?.text.length === asked.length) break;
   }
   if (!found) return { ok: false, asked, reason: 'no date or time could be read from it' };
   const start = found.start;
