@@ -175,7 +175,10 @@ describe('engine: many accounts in one daemon', () => {
     const before = perMinute(start + 30_000, revokedAt);
     const after = perMinute(revokedAt, end);
     expect(before).toBeGreaterThan(2);
-    expect(after).toBeGreaterThanOrEqual(before * 0.8);
+    // The windows hold ~12 and ~20 of a's calls, paced in real milliseconds (clock ×60): the
+    // ratio of two such counts moves by ±20 % between runs of one build on a busy machine (a
+    // CI run saw 0.79). A stalled or halved account still fails this.
+    expect(after).toBeGreaterThanOrEqual(before * 0.65);
   }, 120_000);
 
   it("each account has its own rate budget: both at their full limit, neither token's limiter tripped", async () => {
