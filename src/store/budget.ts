@@ -40,10 +40,11 @@ export async function budgetSpendByCampaign(db: Db, campaigns: readonly { campai
   // The arms share one row shape; `kind` says which a row is. Constants, not NULLs, fill the
   // columns an arm has not: PostgreSQL types the NULLs of two arms as text, then fails on a number.
   const zero = sql<number>`0`;
+  const pending = [sql.lit<number>(KIND_PENDING).as('kind'), zero.as('bucket'), sql<number>`count(*)`.as('n'), zero.as('spent'), zero.as('costed'), zero.as('largest')] as const;
   // Calls that may still cost: live attempts, and ended calls the service has not priced yet.
   let query = db
     .selectFrom('attempts')
-    .select(['campaign_id', sql<number>`${sql.lit(KIND_PENDING)}`.as('kind'), zero.as('bucket'), sql<number>`count(*)`.as('n'), zero.as('spent'), zero.as('costed'), zero.as('largest')])
+    .select(['campaign_id', ...pending])
     .where('campaign_id', 'in', ids)
     .where('state', 'in', LIVE_ATTEMPT_STATES_SQL)
     .groupBy('campaign_id')
@@ -51,7 +52,7 @@ export async function budgetSpendByCampaign(db: Db, campaigns: readonly { campai
       db
         .selectFrom('call_results as r')
         .innerJoin('attempts as a', 'a.id', 'r.attempt_id')
-        .select(['r.campaign_id', sql<number>`${sql.lit(KIND_PENDING)}`.as('kind'), zero.as('bucket'), sql<number>`count(*)`.as('n'), zero.as('spent'), zero.as('costed'), zero.as('largest')])
+        .select(['r.campaign_id', ...pending])
         .where('r.campaign_id', 'in', ids)
         .where('r.cost', 'is', null)
         .where('a.state', '=', 'ended')
@@ -69,7 +70,7 @@ export async function budgetSpendByCampaign(db: Db, campaigns: readonly { campai
     query = query.unionAll(
       db
         .selectFrom('campaign_spend')
-        .select(['campaign_id', sql<number>`${sql.lit(KIND_SPENT)}`.as('kind'), 'bucket', zero.as('n'), 'spent', 'costed', 'largest'])
+        .select(['campaign_id', sql.lit<number>(KIND_SPENT).as('kind'), 'bucket', zero.as('n'), 'spent', 'costed', 'largest'])
         .where('campaign_id', 'in', dayIds)
         .where((eb) => eb.or([eb('bucket', '=', -1), eb('bucket', '>=', first)])),
     );

@@ -38,9 +38,9 @@ export interface MoveRequest {
 export async function moveLead(trx: Trx, lead: LeadRow, move: MoveRequest, now: number): Promise<boolean> {
   const target = await moveTarget(trx, move.campaign, move.phone);
   if (!target) return false;
-  let targetId = target.existing ?? undefined;
-  if (targetId === undefined) {
-    const suppressed = target.suppressed;
+  let targetId = target.existing;
+  if (targetId === null) {
+    const { suppressed } = target;
     const variables = { ...parseVariables(lead.variables_json), ...move.extracted };
     const inserted = await trx
       .insertInto('leads')
@@ -92,7 +92,7 @@ async function moveTarget(trx: Trx, campaign: string, phone: string): Promise<{ 
     .where('c.name', '=', campaign)
     .executeTakeFirst();
   if (!row) return undefined;
-  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean; ids may come as strings from pg's int8.
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
   return { id: Number(row.id), existing: row.existing === null ? null : Number(row.existing), suppressed: Boolean(Number(row.suppressed)) };
 }
 

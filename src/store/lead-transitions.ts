@@ -42,8 +42,12 @@ export type DecideLead = (lead: LeadWithContacts) => LeadDecision;
 
 async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
   const [lead] = await leadQuery.rows(trx, { id: leadId });
-  // The primary is the lead's own number; lead_contacts holds the secondary ones.
-  return lead && { ...lead, contact_count: 1 + Number(lead.contact_count) };
+  return lead && withPrimary(lead);
+}
+
+/** The primary is the lead's own number; lead_contacts holds the secondary ones. */
+function withPrimary<L extends LeadRow & { contact_count: unknown }>(lead: L): L & LeadWithContacts {
+  return { ...lead, contact_count: 1 + Number(lead.contact_count) };
 }
 
 const leadQuery = prepared((db, v: { id: number }) => db.selectFrom('leads').selectAll('leads').select(contactCount).where('id', '=', v.id));
@@ -142,7 +146,7 @@ export async function reviseCompletedLead(trx: Trx, attempt: AttemptRow, decide:
   const [row] = await revisedLeadQuery.rows(trx, { id: attempt.lead_id });
   if (!row || row.state !== 'completed' || Number(row.last_attempt_id) !== attempt.id) return null;
   const { last_attempt_id: _last, ...lead } = row;
-  return decideAndApply(trx, { ...lead, contact_count: 1 + Number(lead.contact_count) }, attempt, decide, now);
+  return decideAndApply(trx, withPrimary(lead), attempt, decide, now);
 }
 
 const revisedLeadQuery = prepared((db, v: { id: number }) =>
