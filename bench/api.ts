@@ -27,7 +27,7 @@ import { benchDialect, benchTarget, dialectLabel, type BenchTarget } from './lib
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { followProcPeak, readProcCpuSeconds } from './lib/rss.js';
 import type { StatementStat } from './lib/statement-log.js';
-import { fmt, percentile } from './lib/stats.js';
+import { fmt, monotonicUs, percentile } from './lib/stats.js';
 
 const BENCH = 'api';
 const quick = isQuick();
@@ -50,8 +50,6 @@ const LOAD_RPS = Number(arg('--rps') ?? 200);
 const profileDir = arg('--cpu-prof');
 /** `--statements`: every SQL statement the daemon ran, timed (bench/lib/statement-log.ts); the longest single runs are printed. */
 const statementsFile = process.argv.includes('--statements') ? path.join(os.tmpdir(), `campaignd-bench-api-statements-${process.pid}.json`) : undefined;
-/** Microseconds on CLOCK_MONOTONIC, the clock of a V8 profile's timestamps (any process). */
-const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** `node FLAGS BIN run`: the bin's own node flag (its #! line), and the profiler's when asked. */
 async function startBench(ws: Workspace, env: Record<string, string>): Promise<Proc> {

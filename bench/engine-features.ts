@@ -17,7 +17,8 @@
 //     The budget's spending (read once per dial pass) and the lead's variant (settled once
 //     per claim) are timed beside, without a goal: their cost is in the throughput figures.
 // `--statements` prints the SQL statements per call of the last plain and featured rounds,
-// and per outcome of each side of the decision figure.
+// and per outcome of each side of the decision figure. Under `node --cpu-prof` each round
+// prints its bounds on the profile's clock, for `bench/profile-summary.ts FILE --from US --to US`.
 import { performance } from 'node:perf_hooks';
 import type { CampaignConfig } from '../src/config/types.js';
 import { readBudgetFacts } from '../src/engine/budget-read.js';
@@ -33,7 +34,7 @@ import { benchDialect, dialectLabel } from './lib/bench-db.js';
 import { atLeast, atMost, isQuick, reportFigure } from './lib/figures.js';
 import { benchPhone, startBenchStack, waitFor, type BenchStack } from './lib/engine-stack.js';
 import { installStatementLog, type StatementStat } from './lib/statement-log.js';
-import { fmt, percentile, summary } from './lib/stats.js';
+import { fmt, monotonicUs, percentile, summary } from './lib/stats.js';
 
 const BENCH = 'engine-features';
 const quick = isQuick();
@@ -46,6 +47,7 @@ const LIMIT = 200;
 /** As engine-throughput.ts: calls of 3–9 real ms, so the live-call limit never holds the engine back. */
 const SCALE = 1000;
 const statements = process.argv.includes('--statements') ? installStatementLog() : null;
+const profiling = process.execArgv.some((a) => a.startsWith('--cpu-prof'));
 
 /** The campaign a `move_to` continues leads in: the stack's second campaign, paused, so moved leads wait there. */
 const TARGET = 'bench-2';
@@ -189,12 +191,14 @@ async function round(kind: 'plain' | 'featured'): Promise<RoundResult> {
     const cpu0 = process.cpuUsage();
     statements?.reset();
     const t0 = performance.now();
+    const from = monotonicUs();
     await stack.startEngine();
     await waitFor(() => stack.sim.state.calls.size >= LEADS, 10 * 60_000, 5);
     const placed = (performance.now() - t0) / 1000;
     await waitFor(() => allDecided(stack, campaignId), 10 * 60_000, 5);
     const decided = (performance.now() - t0) / 1000;
     const cpu = cpuMs(cpu0);
+    if (profiling) console.log(`    ${kind} round: --from ${from} --to ${monotonicUs()}`);
     const stats = statements ? statements.stats() : null;
     return { kind, placedRate: LEADS / placed, decidedRate: LEADS / decided, cpuMsPerCall: cpu / LEADS, states: await leadStates(stack), statements: stats };
   } finally {

@@ -23,3 +23,8 @@ export function summary(values: readonly number[]): { n: number; p50: number; p9
 export function fmt(value: number, digits = 2): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
+
+/** Microseconds on CLOCK_MONOTONIC, the clock of a V8 CPU profile's samples (any process): bounds for `profile-summary.ts --from/--to`. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
