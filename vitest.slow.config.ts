@@ -1,19 +1,29 @@
 import { defineConfig } from 'vitest/config';
-import { SLOW_POSTGRES, SLOW_SQLITE, SLOW_SQLITE_BUSY } from './test/suites/files.js';
+import { SLOW_PACK, SLOW_POSTGRES_REST, SLOW_POSTGRES_YEAR, SLOW_SQLITE_BUSY, SLOW_SQLITE_WAITING } from './test/suites/files.js';
 
 // `npm run test:slow`: the long profiles (real daemon and simulator processes; many kills,
 // the 10-minute soak, whole years of calling rules on both databases, the failover chaos
 // test, the packed install). Minutes each, not seconds; the same checks and durations as
 // ever, moved out of `npm test` so that one runs while a person works.
 //
-// Two files at a time, in two rounds (sequence.groupOrder): first the PostgreSQL files beside
-// the SQLite ones that mostly wait, then the SQLite ones that keep a core busy. Each file runs
-// a daemon and a service of its own; the two years of calling rules are CPU-bound and would
-// halve each other's speed if they met.
+// Two files at a time, in three rounds (sequence.groupOrder), so that what keeps a core busy
+// never meets what a busy neighbour makes fail:
+//  1. the year of calling rules on PostgreSQL (×30,000: a second of real time is eight simulated
+//     hours) beside the SQLite files that mostly wait;
+//  2. the other PostgreSQL files (callbacks oracle, failover and accounts chaos) and the packed
+//     install;
+//  3. the SQLite files that keep a core busy (a year of calling rules, a year of windows, the
+//     soak, the callbacks oracle). The two years of calling rules would halve each other's
+//     speed if they met.
+// Each file runs a daemon and a service of its own; each PostgreSQL project its own server.
 const round = (name: string, groupOrder: number, include: string[], extra: { env?: Record<string, string>; globalSetup: string[] }) => ({
   extends: true as const,
   test: { name, include, sequence: { groupOrder }, ...extra },
 });
+
+const BUILD = ['test/helpers/build.ts'];
+const POSTGRES_SETUP = [...BUILD, 'test/helpers/postgres-server.ts'];
+const POSTGRES_ENV = { CAMPAIGND_TEST_DIALECT: 'postgres' };
 
 export default defineConfig({
   test: {
@@ -22,12 +32,11 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      round('slow-postgres', 1, SLOW_POSTGRES, {
-        env: { CAMPAIGND_TEST_DIALECT: 'postgres' },
-        globalSetup: ['test/helpers/build.ts', 'test/helpers/postgres-server.ts'],
-      }),
-      round('slow-sqlite', 1, SLOW_SQLITE, { globalSetup: ['test/helpers/build.ts'] }),
-      round('slow-sqlite-busy', 2, SLOW_SQLITE_BUSY, { globalSetup: ['test/helpers/build.ts'] }),
+      round('slow-postgres-year', 1, SLOW_POSTGRES_YEAR, { env: POSTGRES_ENV, globalSetup: POSTGRES_SETUP }),
+      round('slow-sqlite', 1, SLOW_SQLITE_WAITING, { globalSetup: BUILD }),
+      round('slow-postgres', 2, SLOW_POSTGRES_REST, { env: POSTGRES_ENV, globalSetup: POSTGRES_SETUP }),
+      round('slow-pack', 2, SLOW_PACK, { globalSetup: BUILD }),
+      round('slow-sqlite-busy', 3, SLOW_SQLITE_BUSY, { globalSetup: BUILD }),
     ],
   },
 });
