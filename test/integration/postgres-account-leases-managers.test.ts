@@ -10,10 +10,10 @@
 // The leases are judged by the injected clock (the port's `at`); it starts in 2030 so that the
 // fencing trigger, which reads the database's own clock for expiry, judges claims by their
 // fence alone here (expiry by the database's clock: postgres-account-leases.test.ts).
-import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountLeaseManager, type AccountLeaseManager, type AccountLeasePort } from '../../src/ha/account-lease-manager.js';
 import { storeAccountLeasePort } from '../../src/ha/account-lease-port.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createRateBudget, type RateBudget } from '../../src/service/rate-budget.js';
 import { claimAttempts } from '../../src/store/attempts.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
@@ -128,7 +128,7 @@ function startInstance(id: string): Instance {
     instanceId: id,
     leaseMs: LEASE_MS,
     clock,
-    logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(`${id} at ${clock.now() - START}: ${line.trim()}`) }),
+    logger: createLogger({ level: 'warn', destination: { write: (line: string) => void warnings.push(`${id} at ${clock.now() - START}: ${line.trim()}`) } }),
     accounts: () => ACCOUNTS,
     budgets: {
       ages: (account) => budgetOf(inst, account).recentAges(),
