@@ -115,7 +115,14 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
     scheduled = false;
     inFlight = true;
     try {
-      while (queue.length > 0) await commitBatch(nextBatch());
+      while (queue.length > 0) {
+        await commitBatch(nextBatch());
+        // Back to the event loop before the next batch. On SQLite a batch never leaves the
+        // thread (the driver is synchronous: its promises settle as microtasks), so batches
+        // back to back were one stretch of the thread: a listing's backlog of confirmations
+        // held webhooks, answers and the dial loop for 240 ms at a time (bench/RESULTS.md).
+        if (queue.length > 0) await new Promise<void>((resolve) => defer(resolve));
+      }
     } finally {
       inFlight = false;
     }

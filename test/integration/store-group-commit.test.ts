@@ -33,6 +33,19 @@ function manualTurns(): { defer: (fn: () => void) => void; turn: () => void; pen
   return { defer: (fn) => queued.push(fn), turn: () => queued.splice(0).forEach((fn) => fn()), pending: () => queued.length };
 }
 
+/**
+ * Fires the turns a flush asks for (each batch after the first waits for one) until `work`
+ * has settled; a durable batch's sync runs on the thread pool meanwhile.
+ */
+async function turnUntilDone(turns: ReturnType<typeof manualTurns>, work: Promise<unknown>): Promise<void> {
+  let settled = false;
+  void work.finally(() => (settled = true)).catch(() => undefined);
+  while (!settled) {
+    turns.turn();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 const insertSuppression = (phone: string) => async (trx: Transaction<Database>) => {
   await trx.insertInto('suppressions').values({ phone_number: phone, source: 'test', added_at: 1 }).execute();
   return phone;
@@ -102,7 +115,7 @@ describe('group commit', () => {
       return insertSuppression(phone)(trx);
     };
     const results = [commit.run(work('+491')), commit.run(work('+492'), { durable: true }), commit.run(work('+493')), commit.run(work('+494'), { durable: true })];
-    turns.turn();
+    await turnUntilDone(turns, Promise.all(results));
     expect(await Promise.all(results)).toEqual(['+491', '+492', '+493', '+494']);
     // The claims (durable) together, before the rest, which shares the next transaction.
     expect(order).toEqual(['+492', '+494', '+491', '+493']);
@@ -126,11 +139,7 @@ describe('group commit', () => {
     // A listing's five observations queued first, then a turn's webhooks and claims.
     const background = ['+4901', '+4902', '+4903', '+4904', '+4905'].map((p) => commit.run(work(p), { background: true }));
     const urgent = ['+4911', '+4912', '+4913', '+4914', '+4915'].map((p) => commit.run(work(p)));
-    while (turns.pending() > 0) {
-      turns.turn();
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    await Promise.all([...background, ...urgent]);
+    await turnUntilDone(turns, Promise.all([...background, ...urgent]));
     // Each batch: the urgent work first, in its order, with two of the backlog kept in it.
     expect(batches).toEqual([
       ['+4911', '+4912', '+4901', '+4902'],
@@ -150,13 +159,29 @@ describe('group commit', () => {
         return insertSuppression(p)(trx);
       }),
     );
-    while (turns.pending() > 0) {
-      turns.turn();
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    await turnUntilDone(turns, Promise.all(results));
     expect(await Promise.all(results)).toHaveLength(5);
     expect(new Set(trxs).size).toBe(3);
     expect(visible()).toHaveLength(5);
+  });
+
+  it('gives the event loop a turn between two batches, so a backlog never holds the thread for all its batches at once', async () => {
+    // On SQLite a batch never leaves the thread (a synchronous driver's promises settle as
+    // microtasks): without a turn between them, a backlog's batches ran as one stretch, and
+    // webhooks, the service's answers and API requests waited for all of them.
+    const commit = createGroupCommit(handle.db, { maxBatch: 2 });
+    const order: string[] = [];
+    const results = ['+491', '+492', '+493', '+494'].map((p) =>
+      commit.run(async (trx) => {
+        order.push(p);
+        return insertSuppression(p)(trx);
+      }),
+    );
+    // An I/O callback of the same turn as the flush: it must run before the second batch.
+    setImmediate(() => order.push('io'));
+    await Promise.all(results);
+    expect(order).toEqual(['+491', '+492', 'io', '+493', '+494']);
+    expect(visible()).toHaveLength(4);
   });
 
   it('work queued in several turns while a batch is in flight waits for its commit, then shares ONE next transaction', async () => {
@@ -186,6 +211,8 @@ describe('group commit', () => {
     expect(turns.pending()).toBe(0);
     release();
     expect(await first).toBe('+490');
+    // The next batch starts on a turn of its own (see the test below).
+    await turnUntilDone(turns, Promise.all(later));
     expect(await Promise.all(later)).toEqual(['+491', '+492', '+493']);
     expect(new Set(trxs).size).toBe(1);
     expect(visible()).toEqual(['+490', '+491', '+492', '+493']);
