@@ -119,8 +119,8 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
         await commitBatch(nextBatch());
         // Back to the event loop before the next batch. On SQLite a batch never leaves the
         // thread (the driver is synchronous: its promises settle as microtasks), so batches
-        // back to back were one stretch of the thread: a listing's backlog of confirmations
-        // held webhooks, answers and the dial loop for 240 ms at a time (bench/RESULTS.md).
+        // back to back were one task: a webhook, a make_call answer or an API request that
+        // arrived meanwhile waited for every batch of a backlog, not for one (bench/RESULTS.md).
         if (queue.length > 0) await new Promise<void>((resolve) => defer(resolve));
       }
     } finally {

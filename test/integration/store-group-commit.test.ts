@@ -211,7 +211,7 @@ describe('group commit', () => {
     expect(turns.pending()).toBe(0);
     release();
     expect(await first).toBe('+490');
-    // The next batch starts on a turn of its own (see the test below).
+    // The next batch starts on a turn of its own (see the test above).
     await turnUntilDone(turns, Promise.all(later));
     expect(await Promise.all(later)).toEqual(['+491', '+492', '+493']);
     expect(new Set(trxs).size).toBe(1);
