@@ -51,6 +51,9 @@ const BENCHES: Bench[] = [
   { file: 'results-export.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'dashboard.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'takeover.ts', args: (q) => (q ? ['--quick'] : []), dialects: ['postgres'] },
+  // Writers of one campaign with the status counters of before migration 0037 and of now, side by side.
+  { file: 'postgres-writers.ts', args: (q) => [...(q ? ['--quick'] : []), '--before'], dialects: ['postgres'] },
+  { file: 'postgres-writers.ts', args: (q) => (q ? ['--quick'] : []), dialects: ['postgres'] },
   { file: 'api.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },
   { file: 'api-overhead.ts', args: (q) => (q ? ['--quick'] : []) },
   { file: 'accounts.ts', args: (q) => (q ? ['--quick'] : []), dialects: BOTH },

@@ -47,8 +47,12 @@ interface AttemptCountRow {
   n: number;
 }
 
+/** On PostgreSQL a state's count is kept in up to 8 rows, one per writing connection (migration 0037): their sum. */
 function keptLeadCounts(db: Kysely<Database>, campaignId: number | undefined): Promise<LeadCountRow[]> {
-  let query = db.selectFrom('lead_counts').select(['campaign_id', 'state', 'n']);
+  let query = db
+    .selectFrom('lead_counts')
+    .select(['campaign_id', 'state', (eb) => eb.fn.sum<number>('n').as('n')])
+    .groupBy(['campaign_id', 'state']);
   if (campaignId !== undefined) query = query.where('campaign_id', '=', campaignId);
   return query.execute();
 }

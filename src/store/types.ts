@@ -172,10 +172,16 @@ export interface SuppressionsTable {
   added_at: number;
 }
 
-/** Leads of a campaign in one state, kept by triggers (migration 0002); may reach 0. */
+/**
+ * Leads of a campaign in one state, kept by triggers (migration 0002); may reach 0. On
+ * PostgreSQL in up to 8 rows per state, one per writing connection's `slot` (0037), each
+ * of which may go below 0: the count is their sum.
+ */
 export interface LeadCountsTable {
   campaign_id: number;
   state: LeadState;
+  /** PostgreSQL only (0037). */
+  slot?: number;
   n: number;
 }
 

@@ -1,5 +1,5 @@
 // A PostgreSQL import batch that loses a lock conflict on the status counters (another
-// writer holds the campaign's counter row past lock_timeout, or a deadlock) is rolled back
+// writer holds them past lock_timeout, or a deadlock) is rolled back
 // whole by the server and written again: the import succeeds and counts each row once.
 // Past its tries, the import fails with the server's error and writes nothing more.
 import fs from 'node:fs';
@@ -31,7 +31,7 @@ beforeEach(async () => {
   await migrateToLatest(handle.db, { clock: { now: () => 0 } });
   const cfg = testCampaignConfig('retry', { maxCallsInParallel: 2 });
   campaignId = (await upsertCampaign(handle.db, cfg, { timezone: 'UTC' }, 1)).id;
-  // One lead first, so that the campaign's 'pending' counter row exists to be locked.
+  // One lead first: the campaign has a lead before the import that must wait.
   await importFile('first.csv', ['+15550000001']);
   locker = new pg.Client({ connectionString: database.url, application_name: 'locker' });
   await locker.connect();
@@ -54,9 +54,14 @@ function importFile(name: string, numbers: string[]): ReturnType<typeof importLe
 
 const numbers = Array.from({ length: 40 }, (_, i) => `+1555${String(2_000_000 + i)}`);
 
-async function lockPendingCounter(): Promise<void> {
+/**
+ * Holds the status counters against every writer. Each connection counts into a row of its
+ * own (migration 0037), so locking the campaign's rows would not stop a new connection:
+ * the table is locked instead, in a mode that lets readers through and no writer.
+ */
+async function lockCounters(): Promise<void> {
   await locker.query('BEGIN');
-  await locker.query(`SELECT n FROM lead_counts WHERE campaign_id = $1 AND state = 'pending' FOR UPDATE`, [campaignId]);
+  await locker.query('LOCK TABLE lead_counts IN SHARE ROW EXCLUSIVE MODE');
 }
 
 /** The transaction start of the import's connection waiting for a lock, once one is (polled: the wait is the server's). */
@@ -73,7 +78,7 @@ async function waitingImport(importEnded: () => boolean, notStartedAt?: string):
 }
 
 it('writes a batch again after its lock wait timed out, and counts its rows once', async () => {
-  await lockPendingCounter();
+  await lockCounters();
   // Settled as a value, so that a failure is the test's result, not an unhandled rejection.
   let ended = false;
   const running = importFile('second.csv', numbers).then(
@@ -89,12 +94,17 @@ it('writes a batch again after its lock wait timed out, and counts its rows once
   expect(await running).toMatchObject({ read: numbers.length, accepted: numbers.length, invalid: 0, suppressed: 0 });
   const leads = await handle.db.selectFrom('leads').select('phone_number').where('campaign_id', '=', campaignId).execute();
   expect(leads).toHaveLength(1 + numbers.length);
-  const counter = await handle.db.selectFrom('lead_counts').select('n').where('campaign_id', '=', campaignId).where('state', '=', 'pending').executeTakeFirstOrThrow();
+  const counter = await handle.db
+    .selectFrom('lead_counts')
+    .select((eb) => eb.fn.sum<number>('n').as('n'))
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow();
   expect(Number(counter.n)).toBe(1 + numbers.length);
 });
 
 it('fails with the server\'s lock error when every try times out, and adds nothing', async () => {
-  await lockPendingCounter();
+  await lockCounters();
   await expect(importFile('second.csv', numbers)).rejects.toMatchObject({ code: '55P03' });
   await locker.query('ROLLBACK');
   const leads = await handle.db.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).execute();
