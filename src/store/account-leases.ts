@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { upsertOnceMore } from './upsert-race.js';
 import type { Database } from './types.js';
 
 // One lease per account (several active instances; docs/several-instances.md): the account
@@ -55,6 +56,11 @@ export async function acquireAccountLease(
   db: Kysely<Database>,
   take: { account: string; holder: string; leaseMs: number; at?: LeaseAt },
 ): Promise<number | null> {
+  // Two instances taking an account nobody has taken yet at one moment (upsert-race.ts).
+  return upsertOnceMore(() => takeAccountLease(db, take));
+}
+
+async function takeAccountLease(db: Kysely<Database>, take: { account: string; holder: string; leaseMs: number; at?: LeaseAt }): Promise<number | null> {
   const now = nowMs(db, take.at);
   const row = await db
     .insertInto('account_leases')

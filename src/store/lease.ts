@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { upsertOnceMore } from './upsert-race.js';
 import type { Database } from './types.js';
 
 // The active instance's lease (docs/design.md §10): one row, `ha_lease` id 1. Whoever holds an
@@ -27,6 +28,11 @@ const DB_NOW_MS = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bi
  * does): returns the token to fence with, or null when another instance holds it.
  */
 export async function takeLease(db: Kysely<Database>, holder: string, leaseMs: number): Promise<number | null> {
+  // Two instances of a pair taking the lease of a new database at one moment (upsert-race.ts).
+  return upsertOnceMore(() => insertOrTakeLease(db, holder, leaseMs));
+}
+
+async function insertOrTakeLease(db: Kysely<Database>, holder: string, leaseMs: number): Promise<number | null> {
   const row = await db
     .insertInto('ha_lease')
     .values({ id: 1, holder, token: 1, expires_at: sql<number>`${DB_NOW_MS} + ${leaseMs}` })

@@ -65,6 +65,22 @@ describe('the lease on PostgreSQL', () => {
     expect(await takeLease(a.db, 'a', 60_000)).toBe(3);
   });
 
+  it('never fails when both instances of a pair take the lease of a new database at one moment', async () => {
+    // Both INSERTs of the lease row can pass ON CONFLICT's check before either row is in; the
+    // second then met the first one's (id, token) in the other unique index (0036) and failed
+    // with unique_violation instead of finding the lease held (src/store/upsert-race.ts).
+    // Each round starts from a database without the row, as a pair started together does.
+    const failures: string[] = [];
+    for (let round = 0; round < 300; round++) {
+      await a.db.deleteFrom('ha_lease').execute();
+      const taken = await Promise.all(
+        [a, b].map((h, i) => takeLease(h.db, `inst-${i}`, 60_000).catch((err: unknown) => (failures.push(err instanceof Error ? err.message : String(err)), undefined))),
+      );
+      if (taken.filter((t) => t === 1).length !== 1 && failures.length === 0) failures.push(`round ${round}: ${JSON.stringify(taken)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('refuses in the database an intent written under a token that is no longer current, and rolls its claim back', async () => {
     const inputs = await dueLeads(a, 2);
     const t1 = (await takeLease(a.db, 'a', 60_000))!;
