@@ -36,9 +36,11 @@ const SLOTTED = {
   // before the statement trigger of the cascaded delete of its leads runs: that trigger must
   // not write them back, at minus the leads.
   delete: upsert('SELECT campaign_id, state, -1 AS d FROM old_rows o WHERE EXISTS (SELECT 1 FROM campaigns c WHERE c.id = o.campaign_id)'),
+  // Each moved lead once: out of its old (campaign, state), into its new one.
   update: upsert(
-    `SELECT o.campaign_id, o.state, -1 AS d FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${MOVED}
-     UNION ALL SELECT n.campaign_id, n.state, 1 AS d FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${MOVED}`,
+    `SELECT v.campaign_id, v.state, v.d FROM old_rows o JOIN new_rows n ON n.id = o.id
+       CROSS JOIN LATERAL (VALUES (o.campaign_id, o.state, -1), (n.campaign_id, n.state, 1)) v (campaign_id, state, d)
+     WHERE ${MOVED}`,
   ),
 };
 
