@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { StagedLead } from './lead-copy.js';
-import { insertNewLeads, leadInserts } from './lead-insert.js';
+import { insertNewLeads, leadInserts, type LeadInserts } from './lead-insert.js';
 import type { Database } from './types.js';
 
 // How one batch of a lead import reaches the store: one transaction per batch, its new
@@ -58,7 +58,13 @@ export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: numb
             for (let attempt = 1; ; attempt++) {
               try {
                 return await withPgClient(db, (client, clientDb) =>
-                  clientDb.transaction().execute((trx) => fn(trx, (leads) => copyNewLeads(client, trx, leads, { campaignId, sourceFile, now, idTurn }))),
+                  clientDb.transaction().execute((trx) =>
+                    fn(trx, async (leads) => {
+                      if (leads.length > COPY_FROM_LEADS) return copyNewLeads(client, trx, leads, { campaignId, sourceFile, now, idTurn });
+                      await idTurn.previous;
+                      return insertNewLeads(trx, smallBatchInserts(db), leads, { campaignId, sourceFile, now });
+                    }),
+                  ),
                 );
               } catch (err) {
                 // Two writers (or a writer and the daemon) that met on the counter rows in
@@ -75,6 +81,29 @@ export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: numb
       }
     },
   };
+}
+
+/**
+ * Fewer new leads than this go in by one INSERT … RETURNING rather than COPY. COPY is the
+ * bulk path (lead-copy.ts), but it takes three exchanges with the server (the ids, then the
+ * COPY and its data), each a wake-up of the server's process; an API POST of one lead
+ * (a CRM's usual request) needs one. On a host where the daemon and PostgreSQL share the
+ * cores, every wake-up can take the daemon's thread off its core (bench/RESULTS.md, issue
+ * 23). The ids still follow the rows' order, after the batch before (its turn).
+ */
+const COPY_FROM_LEADS = 64;
+
+/**
+ * The small batches' inserts, one per store: the statement reads the columns' types from the
+ * catalog once (bulk-insert.ts), not once per request. Keyed by the store's own adapter (a
+ * batch's transaction runs on a Kysely of its connection, made afresh each time).
+ */
+const smallInserts = new WeakMap<object, LeadInserts>();
+function smallBatchInserts(db: Kysely<Database>): LeadInserts {
+  const key = db.getExecutor().adapter;
+  let inserts = smallInserts.get(key);
+  if (!inserts) smallInserts.set(key, (inserts = leadInserts()));
+  return inserts;
 }
 
 /** Tries of one PostgreSQL batch that lost a lock conflict. */

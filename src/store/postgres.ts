@@ -44,6 +44,15 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   const pool = new pg.Pool({
     connectionString: withPassword(url, opts.password),
     max: opts.maxConnections ?? 1,
+    // Connections stay open while idle (pg's default closes them after 10 s): a new one
+    // costs a backend's start and its cold catalog caches, so the first request after a
+    // quiet spell, the common case of a CRM posting now and then, took ~32 ms against ~2
+    // (a lead's view on this machine, scratch measurement in bench/RESULTS.md, issue 23).
+    // TCP keepalive finds a connection a firewall or a server restart broke; the pool drops
+    // it (the error listener below). Idle connections never hold a command's process open.
+    idleTimeoutMillis: 0,
+    keepAlive: true,
+    allowExitOnIdle: true,
     types,
     options: settings.join(' '),
     application_name: 'campaignd',
