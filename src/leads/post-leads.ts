@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { claimIdempotencyKey, findIdempotentAnswer, isDuplicateKey, keepIdempotentAnswer, sweepIdempotentAnswers } from '../store/idempotency.js';
+import { claimIdempotencyKey, findIdempotentAnswer, IdempotencyKeyHeld, isDuplicateKey, keepIdempotentAnswer, sweepIdempotentAnswers } from '../store/idempotency.js';
 import type { Database } from '../store/types.js';
 import type { ImportCampaign } from './import.js';
 import { importLeadItems, type ItemOutcome } from './import-items.js';
@@ -49,7 +49,7 @@ export interface PostLeadsOptions<T> {
 
 export async function postLeads<T>(db: Kysely<Database>, campaign: ImportCampaign, items: readonly LeadItem[], opts: PostLeadsOptions<T>): Promise<PostedLeads<T>> {
   const idem = opts.idempotency;
-  if (idem) await sweepIdempotentAnswers(db, opts.now);
+  if (idem && sweepDue(db, opts.now)) await sweepIdempotentAnswers(db, opts.now);
   for (let attempt = 1; ; attempt++) {
     if (idem) {
       const kept = await findIdempotentAnswer(db, idem.owner, idem.key, opts.now);
@@ -71,7 +71,22 @@ export async function postLeads<T>(db: Kysely<Database>, campaign: ImportCampaig
       return { ...answer!, replayed: false };
     } catch (err) {
       // The key (or a lead's number) was taken by a request that committed first: look again.
-      if (attempt >= ATTEMPTS || !isDuplicateKey(err)) throw err;
+      if (attempt >= ATTEMPTS || !(err instanceof IdempotencyKeyHeld || isDuplicateKey(err))) throw err;
     }
   }
+}
+
+/**
+ * Expired answers are deleted at most once a minute per store, not at every keyed POST (a
+ * round trip each): nothing reads them meanwhile, since a lookup passes over an expired
+ * answer and a claim takes its key over.
+ */
+const SWEEP_EVERY_MS = 60_000;
+const lastSweep = new WeakMap<object, number>();
+function sweepDue(db: Kysely<Database>, now: number): boolean {
+  const key = db.getExecutor().adapter;
+  const last = lastSweep.get(key);
+  if (last !== undefined && now >= last && now - last < SWEEP_EVERY_MS) return false;
+  lastSweep.set(key, now);
+  return true;
 }

@@ -29,17 +29,33 @@ export async function findIdempotentAnswer(db: Kysely<Database>, owner: string, 
   return row ? { requestHash: row.request_hash, status: Number(row.status), responseJson: row.response_json } : undefined;
 }
 
+/** Another request holds the key (its answer is live, or its transaction committed it first): look again. */
+export class IdempotencyKeyHeld extends Error {
+  constructor() {
+    super('the Idempotency-Key is held by another request');
+    this.name = 'IdempotencyKeyHeld';
+  }
+}
+
 /**
- * Takes the key for this request in the caller's transaction: an expired row of the same
- * key goes first. Throws the database's duplicate-key error when another request holds it
- * (isDuplicateKey tells).
+ * Takes the key for this request in the caller's transaction, in one statement: a new row,
+ * or an expired row of the same key taken over. Throws IdempotencyKeyHeld when the key's
+ * row is live, and the database's duplicate-key error when it cannot tell (isDuplicateKey).
+ * On PostgreSQL the upsert waits for a transaction that inserted the key and has not ended.
  */
 export async function claimIdempotencyKey(db: Kysely<Database>, fields: { owner: string; key: string; requestHash: string; now: number; expiresAt: number }): Promise<void> {
-  await db.deleteFrom('api_idempotency').where('owner', '=', fields.owner).where('idempotency_key', '=', fields.key).where('expires_at', '<=', fields.now).execute();
-  await db
+  const row = { owner: fields.owner, idempotency_key: fields.key, request_hash: fields.requestHash, status: 0, response_json: '', created_at: fields.now, expires_at: fields.expiresAt };
+  const result = await db
     .insertInto('api_idempotency')
-    .values({ owner: fields.owner, idempotency_key: fields.key, request_hash: fields.requestHash, status: 0, response_json: '', created_at: fields.now, expires_at: fields.expiresAt })
-    .execute();
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['owner', 'idempotency_key'])
+        .doUpdateSet({ request_hash: row.request_hash, status: 0, response_json: '', created_at: row.created_at, expires_at: row.expires_at })
+        .where('api_idempotency.expires_at', '<=', fields.now),
+    )
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) throw new IdempotencyKeyHeld();
 }
 
 /** Fills the claimed key with the request's answer, in the same transaction. */

@@ -2,7 +2,8 @@
 // statement is an exchange with the server and a wake-up of its process, and on a host where
 // the daemon and PostgreSQL share the cores each wake-up can take the daemon's thread off its
 // core (bench/RESULTS.md, issue 23). A lead's view is one statement; a POST of a few leads
-// writes them by one INSERT, never COPY's three exchanges, which stay for bulk batches.
+// writes them by one INSERT, never COPY's three exchanges, which stay for bulk batches; a
+// POST with an Idempotency-Key claims it by one upsert and sweeps old answers rarely.
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { postLeads } from '../../src/leads/post-leads.js';
@@ -65,6 +66,20 @@ it('a POST of one lead, or of 64, writes its leads by one INSERT in one transact
   const ids = (await handle.db.selectFrom('leads').select(['id', 'phone_number']).where('campaign_id', '=', campaignId).orderBy('id').execute()).map((r) => r.phone_number);
   expect(ids).toHaveLength(1 + 1 + 64 + 65);
   expect(ids).toEqual([...ids].sort());
+});
+
+it('a POST with an Idempotency-Key takes its key in one statement, and expired answers are swept once a minute', async () => {
+  const keyed = (key: string, now: number) =>
+    postLeads(handle.db, { id: campaignId, allowDuplicates: false }, items(1), { now, idempotency: { owner: '', key, requestHash: key }, answer: (outcomes) => ({ status: 200, body: outcomes }) });
+  await keyed('first', 1_000);
+  const second = await statementsOf(() => keyed('second', 2_000));
+  expect(second.filter((s) => s.startsWith('delete'))).toEqual([]);
+  expect(second.filter((s) => s.startsWith('insert into "api_idempotency"'))).toHaveLength(1);
+  // Its answer looked for, then begin, the key, the lookups, the lead, the wake-up, the answer kept, commit.
+  expect(second.length).toBeLessThanOrEqual(9);
+  const later = await statementsOf(() => keyed('third', 62_000));
+  expect(later.filter((s) => s.startsWith('delete from "api_idempotency"'))).toHaveLength(1);
+  expect(await handle.db.selectFrom('api_idempotency').select('idempotency_key').orderBy('idempotency_key').execute()).toEqual([{ idempotency_key: 'first' }, { idempotency_key: 'second' }, { idempotency_key: 'third' }]);
 });
 
 it('a lead’s view is one statement', async () => {

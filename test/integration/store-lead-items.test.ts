@@ -10,6 +10,7 @@ import type { LeadItem } from '../../src/leads/lead-items.js';
 import { IDEMPOTENCY_TTL_MS, IdempotencyKeyReused, postLeads } from '../../src/leads/post-leads.js';
 import { readLeadFile } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
+import { claimIdempotencyKey, IdempotencyKeyHeld } from '../../src/store/idempotency.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { syncSuppressions } from '../../src/store/suppressions.js';
@@ -262,6 +263,14 @@ describe(`Idempotency-Key (${testDialect})`, () => {
     expect(afresh.replayed).toBe(false);
     expect((afresh.body as { items: ItemOutcome[] }).items.map((o) => o.outcome)).toEqual(['unchanged', 'unchanged']);
     expect(await count('api_idempotency')).toBe(1);
+  });
+
+  it('a key whose answer ran out, not yet swept, is taken over; a live one is held', async () => {
+    const claim = (now: number, requestHash: string) => handle.db.transaction().execute((trx) => claimIdempotencyKey(trx, { owner: 'crm', key: 'k', requestHash, now, expiresAt: now + 100 }));
+    await claim(10, 'h1');
+    await expect(claim(50, 'h2')).rejects.toBeInstanceOf(IdempotencyKeyHeld);
+    await claim(110, 'h3');
+    expect(await handle.db.selectFrom('api_idempotency').select(['request_hash', 'created_at', 'expires_at']).execute()).toEqual([{ request_hash: 'h3', created_at: 110, expires_at: 210 }]);
   });
 
   it('a failed request keeps no answer: its retry runs afresh', async () => {
