@@ -26,6 +26,11 @@ export interface ItemImportOptions {
   before?: (trx: Kysely<Database>) => Promise<void>;
   /** Last in the transaction, with the answer (kept under the Idempotency-Key). */
   after?: (trx: Kysely<Database>, outcomes: ItemOutcome[]) => Promise<void>;
+  /**
+   * Whether the engines (every instance's, on PostgreSQL) are told of the new or changed
+   * leads; default true. Only a campaign the engine acts on now needs it (the API's rule).
+   */
+  announce?: boolean;
 }
 
 /** What the store holds is looked up in full: a request is at most 10,000 items. */
@@ -65,7 +70,7 @@ export async function importLeadItems(db: Kysely<Database>, campaign: ImportCamp
       const reason = repeat.by === 'number' ? `same number as item ${repeat.line - 1}` : `same external_id as item ${repeat.line - 1}`;
       return { id: first?.id ?? null, external_id: result.externalId ?? null, outcome: 'duplicate', reason };
     });
-    if (outcomes.some((o) => o.outcome === 'accepted' || o.outcome === 'updated')) await announceNewWork(trx);
+    if (opts.announce !== false && outcomes.some((o) => o.outcome === 'accepted' || o.outcome === 'updated')) await announceNewWork(trx);
     await opts.after?.(trx, outcomes);
     return outcomes;
   });

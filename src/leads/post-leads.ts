@@ -45,6 +45,8 @@ export interface PostLeadsOptions<T> {
   idempotency?: IdempotentRequest;
   /** The response for these outcomes (kept as it is under the key). */
   answer(outcomes: ItemOutcome[]): { status: number; body: T };
+  /** Whether the engines are told of the new leads (importLeadItems); default true. */
+  announce?: boolean;
 }
 
 export async function postLeads<T>(db: Kysely<Database>, campaign: ImportCampaign, items: readonly LeadItem[], opts: PostLeadsOptions<T>): Promise<PostedLeads<T>> {
@@ -62,6 +64,7 @@ export async function postLeads<T>(db: Kysely<Database>, campaign: ImportCampaig
     try {
       await importLeadItems(db, campaign, items, {
         now: opts.now,
+        ...(opts.announce === false ? { announce: false } : {}),
         ...(idem ? { before: (trx) => claimIdempotencyKey(trx, { ...idem, now: opts.now, expiresAt: opts.now + IDEMPOTENCY_TTL_MS }) } : {}),
         after: async (trx, outcomes) => {
           answer = opts.answer(outcomes);

@@ -82,6 +82,16 @@ it('a POST with an Idempotency-Key takes its key in one statement, and expired a
   expect(await handle.db.selectFrom('api_idempotency').select('idempotency_key').orderBy('idempotency_key').execute()).toEqual([{ idempotency_key: 'first' }, { idempotency_key: 'second' }, { idempotency_key: 'third' }]);
 });
 
+it('a POST tells the engines of its leads (NOTIFY) only when asked: a paused campaign’s POST does not', async () => {
+  const told = await statementsOf(() => post(1));
+  expect(told.filter((s) => s.startsWith('select pg_notify'))).toHaveLength(1);
+  const quiet = await statementsOf(() =>
+    postLeads(handle.db, { id: campaignId, allowDuplicates: false }, items(1), { now: 1, announce: false, answer: (outcomes) => ({ status: 200, body: outcomes }) }),
+  );
+  expect(quiet.filter((s) => s.startsWith('select pg_notify'))).toEqual([]);
+  expect(quiet.filter((s) => s.startsWith('insert into "leads"'))).toHaveLength(1);
+});
+
 it('a lead’s view is one statement', async () => {
   await post(1);
   const lead = await handle.db.selectFrom('leads').select('id').executeTakeFirstOrThrow();

@@ -230,17 +230,20 @@ const post = defineRoute<{ name: string }, undefined, z.infer<typeof PostBody>>(
     const items = (Array.isArray(body) ? body : [body]) as LeadItem[];
     // The digest only under a key: 10,000 items written out again cost a few milliseconds.
     const requestHash = (): string => crypto.createHash('sha256').update(`POST /campaigns/${params.name}/leads\n${JSON.stringify(body)}`).digest('hex');
+    // Only a campaign the engine dials now (or reopens: completed) has a use for a pass at
+    // once; a paused or stopped one is woken by its resume. A pass costs about a millisecond
+    // of the event loop even when it claims nothing, at 100 POSTs a second a tenth of it;
+    // on PostgreSQL the POST's NOTIFY (every instance's engine) is skipped alike: a
+    // statement less, and a pass less on each instance.
+    const wakes = WAKES_FOR_NEW_LEADS.has(row.state);
     try {
       const posted = await postLeads(deps.db, { id: row.id, ...settingsOf(row) }, items, {
         now: deps.clock.now(),
+        announce: wakes,
         ...(key !== undefined ? { idempotency: { owner: keyName ?? '', key, requestHash: requestHash() } } : {}),
         answer: (outcomes: ItemOutcome[]) => ({ status: 200, body: { items: outcomes } }),
       });
-      // Only a campaign the engine dials now (or reopens: completed) has a use for a pass
-      // at once; a paused or stopped one is woken by its resume. A pass costs about a
-      // millisecond of the event loop even when it claims nothing, at 100 POSTs a second
-      // a tenth of it.
-      if (!posted.replayed && WAKES_FOR_NEW_LEADS.has(row.state)) deps.wake();
+      if (!posted.replayed && wakes) deps.wake();
       return { status: posted.status, body: posted.body, ...(posted.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
     } catch (err) {
       if (err instanceof IdempotencyKeyReused) throw new ApiProblem(422, 'Idempotency key reused', err.message);
