@@ -62,7 +62,10 @@ export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: numb
                     fn(trx, async (leads) => {
                       if (leads.length > COPY_FROM_LEADS) return copyNewLeads(client, trx, leads, { campaignId, sourceFile, now, idTurn });
                       await idTurn.previous;
-                      return insertNewLeads(trx, smallBatchInserts(db), leads, { campaignId, sourceFile, now });
+                      const ids = await insertNewLeads(trx, smallBatchInserts(db), leads, { campaignId, sourceFile, now });
+                      // Its ids are taken: the next batch may take its own (as COPY's do after nextval).
+                      idTurn.done();
+                      return ids;
                     }),
                   ),
                 );
@@ -84,7 +87,7 @@ export function leadBatchWriter(db: Kysely<Database>, fields: { campaignId: numb
 }
 
 /**
- * Fewer new leads than this go in by one INSERT … RETURNING rather than COPY. COPY is the
+ * Up to this many new leads go in by one INSERT … RETURNING rather than COPY. COPY is the
  * bulk path (lead-copy.ts), but it takes three exchanges with the server (the ids, then the
  * COPY and its data), each a wake-up of the server's process; an API POST of one lead
  * (a CRM's usual request) needs one. On a host where the daemon and PostgreSQL share the
