@@ -129,7 +129,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
     const exposed = dashboardExposure(daemon.http, opts.dashboardToken);
     if (exposed) throw new DashboardExposureError(`${daemon.file}: ${exposed.field}: ${exposed.message} — ${exposed.hint}`);
   }
-  const store: DatabaseHandle = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
+  // On PostgreSQL, a transaction of this daemon left idle past its lease (+2 s) is ended by
+  // the server: a daemon frozen inside one (a paused VM) would otherwise hold the rows it
+  // locked, and with them every other instance's takeover, until it woke.
+  const storeOptions = { idleInTransactionMs: (daemon.ha.leaseSeconds + 2) * 1000 };
+  const store: DatabaseHandle = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, storeOptions);
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
   const runCleanups = async (): Promise<void> => {
     // Last in, first out; every cleanup runs even when one fails.
@@ -206,7 +210,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     // Several active instances: two of every three webhooks are another instance's account's,
     // only looked up and queued for it (webhook-inbox.ts); on a connection of their own, that
     // work does not wait in line behind this instance's own transactions on the engine's.
-    const routeStore = perAccount ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env) : null;
+    const routeStore = perAccount ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, storeOptions) : null;
     if (routeStore) cleanups.push(() => routeStore.close());
     const engine = createAccountEngines({
       db,
@@ -287,7 +291,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       // On PostgreSQL the API answers on connections of its own: its requests on the engine's
       // one connection (a lead POST is some ten round trips) would queue the dial loop's claims
       // behind them. SQLite's one connection answers each statement at once.
-      const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { maxConnections: API_CONNECTIONS }) : store;
+      const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { ...storeOptions, maxConnections: API_CONNECTIONS }) : store;
       if (apiStore !== store) cleanups.push(() => apiStore.close());
       // On SQLite the GET routes read on a read-only connection of their own: on the one
       // writing connection a read waits for every transaction ahead of it (a group commit of
@@ -355,7 +359,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     if (!registersAtTake) await opts.beforeDialing?.(httpServer?.port ?? null);
     if (shared) {
       // The lease on a connection of its own: a long transaction on the engine's must not delay renewals.
-      const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env);
+      const leaseStore = await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, storeOptions);
       cleanups.push(() => leaseStore.close());
       if (perAccount) {
         const manager = createAccountLeaseManager({

@@ -14,12 +14,14 @@ export interface OpenStoreOptions {
   password?: string;
   /** PostgreSQL pool size (default 1: see postgres.ts). */
   maxConnections?: number;
+  /** PostgreSQL: a transaction left idle this long is rolled back by the server (postgres.ts). */
+  idleInTransactionMs?: number;
 }
 
 export async function openStore(target: string, opts: OpenStoreOptions = {}): Promise<DatabaseHandle> {
   if (!isPostgresUrl(target)) return openDatabase(target, { readonly: opts.readonly, busyTimeoutMs: opts.busyTimeoutMs });
   const { openPostgres } = await import('./postgres.js');
-  return openPostgres(target, { readonly: opts.readonly, password: opts.password, maxConnections: opts.maxConnections, lockTimeoutMs: opts.busyTimeoutMs });
+  return openPostgres(target, { readonly: opts.readonly, password: opts.password, maxConnections: opts.maxConnections, lockTimeoutMs: opts.busyTimeoutMs, idleInTransactionMs: opts.idleInTransactionMs });
 }
 
 /** Thrown when the password file cannot be read; names the file, never its content. */

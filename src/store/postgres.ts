@@ -21,7 +21,23 @@ export interface OpenPostgresOptions {
   maxConnections?: number;
   /** How long a statement may wait for a lock, in ms (default 5000), like SQLite's busy timeout. */
   lockTimeoutMs?: number;
+  /**
+   * How long the server lets a transaction of ours sit idle between two statements before it
+   * ends the session and rolls the transaction back, in ms (default IDLE_IN_TRANSACTION_MS).
+   * A process frozen inside a transaction (a paused VM or container, SIGSTOP, a swapped-out
+   * host) keeps its connection open, so without this the server would keep its row locks,
+   * and every other instance's claims and results waiting on them, until it woke. The daemon
+   * sets it from its lease (app.ts): a process idle that long has lost its lease anyway.
+   */
+  idleInTransactionMs?: number;
 }
+
+/**
+ * For the commands (an import, `store copy`): longer than any wait of ours inside a
+ * transaction (a lock waits lock_timeout at most; a batch waits for the one before it to take
+ * its ids), so only a process that stopped (Ctrl-Z on an import) meets it.
+ */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -39,7 +55,7 @@ const types = {
 } as pg.CustomTypesConfig;
 
 export function openPostgres(url: string, opts: OpenPostgresOptions = {}): DatabaseHandle {
-  const settings = [`-c lock_timeout=${Math.max(0, Math.floor(opts.lockTimeoutMs ?? 5000))}`];
+  const settings = [`-c lock_timeout=${Math.max(0, Math.floor(opts.lockTimeoutMs ?? 5000))}`, `-c idle_in_transaction_session_timeout=${Math.max(1, Math.floor(opts.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS))}`];
   if (opts.readonly) settings.push('-c default_transaction_read_only=on');
   const pool = new pg.Pool({
     connectionString: withPassword(url, opts.password),
@@ -91,11 +107,22 @@ function withPassword(url: string, password: string | undefined): string {
 }
 
 /** Connection errors may quote the URL: the password never reaches a message. */
+const listened = new WeakSet<pg.PoolClient>();
+
 function withRedactedErrors(pool: pg.Pool): pg.Pool {
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
     try {
-      return await connect();
+      const client = await connect();
+      // A connection the server ends while it is checked out (idle_in_transaction_session_timeout
+      // above, a server restart) emits 'error', which pg-pool listens for only while the
+      // connection is idle: unheard, it would end the process. The statement that was running,
+      // or the next one, fails with it instead, and the pool drops the connection on release.
+      if (!listened.has(client)) {
+        listened.add(client);
+        client.on('error', () => undefined);
+      }
+      return client;
     } catch (err) {
       if (err instanceof Error) err.message = redactUrls(err.message);
       throw err;
