@@ -12,8 +12,8 @@ import { SLOW_PACK, SLOW_POSTGRES_REST, SLOW_POSTGRES_YEAR, SLOW_SQLITE_BUSY, SL
 //     hours) beside the SQLite files that mostly wait; all three at once (maxWorkers 3: the two
 //     waiting files are kills, restarts and backstop waits, not CPU), which took this round from
 //     about 570 s to 360 s with the year's stale claims unchanged (23);
-//  2. the other PostgreSQL files (callbacks oracle, failover and accounts chaos) and the packed
-//     install;
+//  2. the other PostgreSQL files (callbacks oracle, failover and accounts chaos, an instance
+//     frozen inside a transaction) and the packed install;
 //  3. the SQLite files that keep a core busy (a year of calling rules, a year of windows, the
 //     soak, the callbacks oracle). The two years of calling rules would halve each other's
 //     speed if they met.
