@@ -77,6 +77,11 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   // query opens a new one and reports any error itself. Without a listener it would
   // crash the process.
   pool.on('error', () => undefined);
+  // A connection the server ends while it is lent out (idle_in_transaction_session_timeout
+  // above, a server restart) emits 'error', which pg-pool listens for only while the
+  // connection is idle: unheard, it would end the process. The statement that was running,
+  // or the next one, fails with it instead, and the pool drops the connection on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const redacted = withRedactedErrors(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: redacted, cursor: Cursor }) });
   rawPools.set(db, redacted);
@@ -107,22 +112,11 @@ function withPassword(url: string, password: string | undefined): string {
 }
 
 /** Connection errors may quote the URL: the password never reaches a message. */
-const listened = new WeakSet<pg.PoolClient>();
-
 function withRedactedErrors(pool: pg.Pool): pg.Pool {
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
     try {
-      const client = await connect();
-      // A connection the server ends while it is checked out (idle_in_transaction_session_timeout
-      // above, a server restart) emits 'error', which pg-pool listens for only while the
-      // connection is idle: unheard, it would end the process. The statement that was running,
-      // or the next one, fails with it instead, and the pool drops the connection on release.
-      if (!listened.has(client)) {
-        listened.add(client);
-        client.on('error', () => undefined);
-      }
-      return client;
+      return await connect();
     } catch (err) {
       if (err instanceof Error) err.message = redactUrls(err.message);
       throw err;

@@ -43,13 +43,12 @@ const TOKENS = [SECRETS.token, 'tok-E2E-globex-5d1e-DO-NOT-LOG'];
 function localPorts(pid: number): Set<number> {
   const inodes = new Set<string>();
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    const target = (() => {
-      try {
-        return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })();
+    let target = '';
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed since the listing
+    }
     const m = /^socket:\[(\d+)\]$/.exec(target);
     if (m) inodes.add(m[1]!);
   }
@@ -99,7 +98,7 @@ describe('an instance frozen inside a transaction on PostgreSQL', () => {
     let tries = 0;
     let frozenAt = 0;
     try {
-      for (; tries < 400 && !caught; tries++) {
+      for (; tries < 400; tries++) {
         victim.child.kill('SIGSTOP');
         frozen = victim;
         frozenAt = Date.now();
