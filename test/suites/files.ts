@@ -23,10 +23,10 @@ export const SLOW_SQLITE_BUSY = ['test/stress/who-year.test.ts', 'test/stress/ti
 
 /**
  * The year of calling rules on PostgreSQL, in a round of its own beside only the SQLite files
- * that mostly wait (SLOW_SQLITE_WAITING), one at a time: at ×30,000 (a second of real time
- * eight simulated hours), beside the callbacks oracle, a chaos run or both waiting files at
- * once, the engine fell behind long enough for whole open stretches to pass without a call
- * (CI, four times). It now runs at ×15,000 (who-year.test.ts).
+ * that mostly wait (SLOW_SQLITE_WAITING): at ×30,000 (a second of real time eight simulated
+ * hours), beside the callbacks oracle, a chaos run or both waiting files at once, the engine
+ * fell behind long enough for whole open stretches to pass without a call (CI, four times).
+ * It now runs at ×15,000 (who-year.test.ts), beside both waiting files.
  */
 export const SLOW_POSTGRES_YEAR = ['test/stress/who-year.test.ts'];
 
