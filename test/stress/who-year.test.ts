@@ -253,7 +253,8 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
       const inside = intervals.get(p.phone)!.filter((iv) => iv.from > FROM && iv.to <= until);
       return intervalUse(p, inside, own, capsOf(rules!, p, [DAEMON_CAP]), 60 * MINUTE);
     });
-    const unused = uses.filter((u) => u.delay === null).map((u) => `${u.phone} open ${new Date(u.interval.from).toISOString()}–${new Date(u.interval.to).toISOString()}${u.interval.fine ? ' (minute by minute)' : ''}: no call`);
+    const missed = uses.filter((u) => u.delay === null);
+    const unused = missed.map((u) => `${u.phone} open ${new Date(u.interval.from).toISOString()}–${new Date(u.interval.to).toISOString()}${u.interval.fine ? ' (minute by minute)' : ''}: no call`);
     const delays = uses.flatMap((u) => (u.delay === null ? [] : [u.delay])).sort((a, b) => a - b);
     const quantile = (q: number) => Math.round((delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? 0) / 1000);
     console.log(
@@ -262,7 +263,7 @@ describe(`who may be called, over a year (docs/design.md §11, ${testDialect})`,
         `${heldAcrossRestart.length} across the restart; longest make_call ${Math.round(longestRequest / 1000)} s simulated, ${staleClaims.length} stale claims withdrawn; ${drive.jumps} jumps; opt-out armed ${new Date(optOutArmedAt!).toISOString()}, answered ${new Date(optOutCall.createdAt).toISOString()}; restart ${new Date(restartedAt!).toISOString()}; ${realMs} ms real`,
     );
     // What the engine did about each unused stretch's number, for the failure's reader.
-    for (const u of uses.filter((x) => x.delay === null).slice(0, 3)) console.log(await stretchStory(rdb, deferrals, u.phone, u.interval));
+    for (const u of missed.slice(0, 3)) console.log(await stretchStory(rdb, deferrals, u.phone, u.interval));
     expect(unused).toEqual([]);
     // Enough happened that the year was really exercised.
     expect(uses.length).toBeGreaterThan(YEAR_PEOPLE.length * 250);
