@@ -7,6 +7,7 @@ import type { Database } from './store/types.js';
 import type { DatabaseHandle } from './store/database.js';
 import { openConfiguredStore, openStore, storePassword } from './store/open-store.js';
 import { withSetupLock } from './store/setup-lock.js';
+import type { SessionLockOptions } from './store/session-lock.js';
 import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js';
 import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
@@ -147,7 +148,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
   };
   try {
     const { db } = store;
-    const { applied } = await migrateToLatest(db, { clock });
+    // A frozen instance holding the migration or setup lock has its session ended by this one (session-lock.ts).
+    const lockWatch: SessionLockOptions = {
+      onFrozenHolderEnded: ({ pid, idleMs }) => logger.warn({ serverPid: pid, idleMs }, 'ended the database session of a frozen instance that held the migration or setup lock (silent past the bound); its next statement fails'),
+      onFrozenHolderKept: (reason) => logger.warn({ reason }, 'a frozen instance holds the migration or setup lock and the server refused to end its session: waiting for it (grant this role pg_signal_backend)'),
+    };
+    const { applied } = await migrateToLatest(db, { clock, ...lockWatch });
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const pid = opts.pid ?? process.pid;
     const instanceId = `${os.hostname()}:${pid}:${clock.now()}`;
@@ -187,7 +193,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
     // Several active instances sync the same files: the assistants are listed only when needed (sync-config.ts).
     const listAssistants = perAccount ? 'when-needed' : 'always';
-    const judgingAtStart = await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants));
+    const judgingAtStart = await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants), { ...lockWatch, keepalive: clock });
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
     const secretOf = opts.hookSecret ?? ((name: string) => process.env[name]);
     const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: secretOf, sending: !shared });
@@ -513,7 +519,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       ownAccounts: () => (perAccount ? held.list().map((h) => h.account) : undefined),
       async reload(config) {
         currentConfig = config;
-        judgeInBackground(await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants)));
+        judgeInBackground(await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants), { ...lockWatch, keepalive: clock }));
         await hooks.reload(config.daemon);
         await engine.reload();
         await beat();

@@ -127,7 +127,10 @@ export async function openWriteStore(setting: DatabaseSetting | string | undefin
     throw storeOpenError(err, shown, opts.missing);
   }
   try {
-    await migrateToLatest(handle.db, { clock: systemClock });
+    await migrateToLatest(handle.db, {
+      clock: systemClock,
+      onFrozenHolderEnded: ({ idleMs }) => io.stderr.write(`${shown}: ended the database session of a frozen instance that held the migration lock (silent for ${Math.round(idleMs / 1000)} s)\n`),
+    });
     return handle;
   } catch (err) {
     await handle.close();

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { migrations as knownMigrations, type Migration } from '../../migrations/index.js';
 import { isPostgres } from './dialect.js';
+import { withSessionLock, type SessionLockOptions } from './session-lock.js';
 import type { Clock } from '../time/clock.js';
 
 // A small migrator of our own (rather than kysely's Migrator) so that the bookkeeping
@@ -9,7 +10,7 @@ import type { Clock } from '../time/clock.js';
 // the dialect themselves (migrations/dialect.ts).
 
 /** PostgreSQL advisory lock key of a migration run ("cdmg"): several instances start at once. */
-const MIGRATION_LOCK_KEY = 0x63646d67;
+export const MIGRATION_LOCK_KEY = 0x63646d67;
 
 const TABLE = 'schema_migrations';
 
@@ -66,7 +67,7 @@ export function assertSchemaKnown(status: SchemaStatus): void {
   if (newest) throw new NewerSchemaError(newest, status.latest);
 }
 
-export interface MigrateOptions {
+export interface MigrateOptions extends SessionLockOptions {
   /** Stamps each applied version's applied_at: the caller's clock, never read here. */
   clock: Pick<Clock, 'now'>;
   /** The migrations to apply (tests pass a partial set); default: every one this code knows. */
@@ -82,20 +83,9 @@ export async function migrateToLatest(
   // On SQLite the first write of each step's transaction takes the database's write lock.
   // PostgreSQL locks rows, not the database: two instances creating the bookkeeping table
   // at once can collide in its catalog, so a whole run holds an advisory lock instead, on
-  // one pinned connection, waiting as long as the other's run takes (lock_timeout 0).
-  return db.connection().execute(async (conn) => {
-    await sql`set lock_timeout = 0`.execute(conn);
-    try {
-      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
-    } finally {
-      await sql`reset lock_timeout`.execute(conn);
-    }
-    try {
-      return await migrate(conn, opts);
-    } finally {
-      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
-    }
-  });
+  // one pinned connection, waiting as long as the other's run takes, unless that one is
+  // frozen (session-lock.ts).
+  return withSessionLock(db, MIGRATION_LOCK_KEY, opts, (conn) => migrate(conn, opts));
 }
 
 async function migrate(db: Kysely<any>, opts: MigrateOptions): Promise<{ applied: string[] }> {
