@@ -150,6 +150,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     const { db } = store;
     // A frozen instance holding the migration or setup lock has its session ended by this one (session-lock.ts).
     const lockWatch: SessionLockOptions = {
+      onWaiting: () => logger.info('another instance is migrating or writing the config into the database: waiting for it'),
       onFrozenHolderEnded: ({ pid, idleMs }) => logger.warn({ serverPid: pid, idleMs }, 'ended the database session of a frozen instance that held the migration or setup lock (silent past the bound); its next statement fails'),
       onFrozenHolderKept: (reason) => logger.warn({ reason }, 'a frozen instance holds the migration or setup lock and the server refused to end its session: waiting for it (grant this role pg_signal_backend)'),
     };

@@ -38,6 +38,8 @@ const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.co
 export interface SessionLockOptions {
   /** A holder whose session has been idle this long has its session ended (default FROZEN_HOLDER_MS). */
   frozenHolderMs?: number;
+  /** Told once when the lock was not free within the first step: another session holds it (for the log: why start-up waits). */
+  onWaiting?: () => void;
   /** Told of each holder's session ended (its server pid and how long it had been idle), for the log. */
   onFrozenHolderEnded?: (holder: { pid: number; idleMs: number }) => void;
   /**
@@ -69,6 +71,7 @@ export async function withSessionLock<T>(db: Kysely<any>, key: number, opts: Ses
     // The session's lock_timeout (postgres.ts) is for row locks; here it is the step. RESET restores it.
     await sql`select set_config('lock_timeout', ${`${stepMs}ms`}, false)`.execute(conn);
     let refused = false;
+    let waited = false;
     try {
       for (;;) {
         try {
@@ -77,6 +80,8 @@ export async function withSessionLock<T>(db: Kysely<any>, key: number, opts: Ses
         } catch (err) {
           if (codeOf(err) !== LOCK_NOT_AVAILABLE) throw err;
         }
+        if (!waited) opts.onWaiting?.();
+        waited = true;
         if (refused) continue;
         try {
           for (const ended of await endFrozenHolder(conn, key, frozenMs)) opts.onFrozenHolderEnded?.({ pid: ended.pid, idleMs: Math.round(ended.idle_ms) });

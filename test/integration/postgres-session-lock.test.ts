@@ -67,14 +67,16 @@ describe('a session lock held by a frozen instance (PostgreSQL)', () => {
     cleanups.push(() => waiter.close());
     const ended: { pid: number; idleMs: number }[] = [];
     let ranWhileHeld = false;
+    let waitings = 0;
     const started = performance.now();
     await withSetupLock(
       waiter.db,
       async () => {
         ranWhileHeld = await lockHeld(admin, SETUP_LOCK_KEY);
       },
-      { frozenHolderMs: 600, onFrozenHolderEnded: (h) => ended.push(h) },
+      { frozenHolderMs: 600, onFrozenHolderEnded: (h) => ended.push(h), onWaiting: () => waitings++ },
     );
+    expect(waitings).toBe(1);
     expect(ended.map((h) => h.pid)).toEqual([holderPid]);
     expect(ended[0]!.idleMs).toBeGreaterThanOrEqual(600);
     expect(performance.now() - started).toBeGreaterThanOrEqual(500);
