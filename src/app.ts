@@ -155,6 +155,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
       onFrozenHolderKept: (reason) => logger.warn({ reason }, 'a frozen instance holds the migration or setup lock and the server refused to end its session: waiting for it (grant this role pg_signal_backend)'),
     };
     const { applied } = await migrateToLatest(db, { clock, ...lockWatch });
+    // The config sync may wait on the service (assistants): it shows it is alive meanwhile.
+    const setupLock: SessionLockOptions = { ...lockWatch, keepalive: clock };
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const pid = opts.pid ?? process.pid;
     const instanceId = `${os.hostname()}:${pid}:${clock.now()}`;
@@ -194,7 +196,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
     // Several active instances sync the same files: the assistants are listed only when needed (sync-config.ts).
     const listAssistants = perAccount ? 'when-needed' : 'always';
-    const judgingAtStart = await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants), { ...lockWatch, keepalive: clock });
+    const judgingAtStart = await withSetupLock(db, (conn) => syncConfig(conn, opts.config, opts, listAssistants), setupLock);
     // Hook subscriptions before the engine starts, so every state change from here on queues its events.
     const secretOf = opts.hookSecret ?? ((name: string) => process.env[name]);
     const hooks = await startDaemonHooks(daemon, { db, clock, logger, metrics, secret: secretOf, sending: !shared });
@@ -520,7 +522,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       ownAccounts: () => (perAccount ? held.list().map((h) => h.account) : undefined),
       async reload(config) {
         currentConfig = config;
-        judgeInBackground(await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants), { ...lockWatch, keepalive: clock }));
+        judgeInBackground(await withSetupLock(db, (conn) => syncConfig(conn, config, opts, listAssistants), setupLock));
         await hooks.reload(config.daemon);
         await engine.reload();
         await beat();

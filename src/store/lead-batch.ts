@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { DEADLOCK_DETECTED, LOCK_NOT_AVAILABLE, sqlState } from './pg-errors.js';
 import type { StagedLead } from './lead-copy.js';
 import { insertNewLeads, leadInserts, type LeadInserts } from './lead-insert.js';
 import type { Database } from './types.js';
@@ -114,6 +115,6 @@ const BATCH_ATTEMPTS = 3;
 
 /** PostgreSQL's deadlock_detected and lock_not_available (lock_timeout). */
 function isLockConflict(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '55P03';
+  const code = sqlState(err);
+  return code === DEADLOCK_DETECTED || code === LOCK_NOT_AVAILABLE;
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import type { Clock } from '../time/clock.js';
+import { INSUFFICIENT_PRIVILEGE, LOCK_NOT_AVAILABLE, sqlState } from './pg-errors.js';
 
 // A PostgreSQL session advisory lock that a frozen holder cannot keep forever.
 //
@@ -27,13 +28,6 @@ export const FROZEN_HOLDER_MS = 60_000;
 
 /** A holder with a clock sends a statement after this long without one (or a quarter of its bound, if less). */
 const KEEPALIVE_MS = 10_000;
-
-/** PostgreSQL's lock_not_available: the lock was not granted within lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
-/** PostgreSQL's insufficient_privilege: pg_terminate_backend on another role's session. */
-const INSUFFICIENT_PRIVILEGE = '42501';
-
-const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 
 export interface SessionLockOptions {
   /** A holder whose session has been idle this long has its session ended (default FROZEN_HOLDER_MS). */
@@ -78,7 +72,7 @@ export async function withSessionLock<T>(db: Kysely<any>, key: number, opts: Ses
           await sql`select pg_advisory_lock(${key})`.execute(conn);
           break;
         } catch (err) {
-          if (codeOf(err) !== LOCK_NOT_AVAILABLE) throw err;
+          if (sqlState(err) !== LOCK_NOT_AVAILABLE) throw err;
         }
         if (!waited) opts.onWaiting?.();
         waited = true;
@@ -86,7 +80,7 @@ export async function withSessionLock<T>(db: Kysely<any>, key: number, opts: Ses
         try {
           for (const ended of await endFrozenHolder(conn, key, frozenMs)) opts.onFrozenHolderEnded?.({ pid: ended.pid, idleMs: Math.round(ended.idle_ms) });
         } catch (err) {
-          if (codeOf(err) !== INSUFFICIENT_PRIVILEGE) throw err;
+          if (sqlState(err) !== INSUFFICIENT_PRIVILEGE) throw err;
           refused = true;
           opts.onFrozenHolderKept?.(err instanceof Error ? err.message : String(err));
         }

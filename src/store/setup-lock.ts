@@ -8,7 +8,8 @@ import type { Database } from './types.js';
 // it at once (both started by one `docker compose up`) would race on the same rows, so on
 // PostgreSQL that work holds a session advisory lock, on one pinned connection, waiting as
 // long as another instance's sync of a large lead file takes, but not for a frozen one
-// (session-lock.ts): the holder shows it is alive on `opts.keepalive`'s clock. SQLite has one daemon per file: nothing to wait for.
+// (session-lock.ts): the holder shows it is alive on `opts.keepalive`'s clock. SQLite has
+// one daemon per file: nothing to wait for.
 
 /** The advisory lock's key: "campaignd" as a number, so that other applications' keys stay apart. */
 export const SETUP_LOCK_KEY = 0x63616d70;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { sql, type Kysely } from 'kysely';
 import { variableSays, type VariableRule } from './variable-match.js';
 import { isPostgres } from './dialect.js';
+import { LOCK_NOT_AVAILABLE, sqlState } from './pg-errors.js';
 import { hasMigration } from './migrate.js';
 import type { Database } from './types.js';
 
@@ -110,8 +111,6 @@ export async function judgeCampaignSuccesses(
   return judged;
 }
 
-/** A PostgreSQL lock not granted within lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
 const TRIES = 10;
 
 /**
@@ -135,7 +134,7 @@ async function writeJudgments(db: Kysely<Database>, key: string, byMatch: [numbe
       });
       return true;
     } catch (err) {
-      if ((err as { code?: unknown } | null)?.code !== LOCK_NOT_AVAILABLE) throw err;
+      if (sqlState(err) !== LOCK_NOT_AVAILABLE) throw err;
       if (tried === TRIES) return false;
     }
   }
