@@ -43,30 +43,43 @@ export async function copyNewLeads(
   // With batches written side by side (import.ts), each waits for the one before it to take
   // its ids, so that leads keep the file's order (ids break ties in the dialling order).
   await fields.idTurn?.previous;
-  const ids = leads.length === 0 ? { rows: [] } : await sql<{ id: number }>`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${leads.length}::integer)`.execute(trx);
+  // The sequence is named once, in a subquery: written inside nextval(), its lookup by
+  // name ran for every row (10,000 ids 40–60 ms against 9 ms, bench/RESULTS.md).
+  const ids =
+    leads.length === 0
+      ? { rows: [] }
+      : await sql<{ id: number }>`select nextval(s.seq) as id from (select pg_get_serial_sequence('leads', 'id')::regclass as seq offset 0) s, generate_series(1, ${leads.length}::integer)`.execute(trx);
   fields.idTurn?.done();
   if (leads.length === 0) return [];
   const common = `${fields.campaignId}`;
   const tail = `\t${copyField(fields.sourceFile)}`;
   const now = `${fields.now}`;
-  const leadLines: string[] = [];
   const contactLines: string[] = [];
-  for (let i = 0; i < leads.length; i++) {
-    const lead = leads[i]!;
-    const id = ids.rows[i]!.id;
-    leadLines.push(
-      `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\t${copyField(lead.externalId)}\n`,
-    );
-    const contacts = lead.contacts ?? [];
-    for (let i = 0; i < contacts.length; i++) contactLines.push(`${id}\t${i + 1}\t${copyField(contacts[i]!)}\n`);
+  // The rows go out in chunks as they are written, so that the server takes in the first
+  // while this thread writes the next (a 10,000-lead POST's lines took 25–80 ms to write).
+  function* leadChunks(): Generator<Buffer> {
+    for (let start = 0; start < leads.length; start += COPY_CHUNK_ROWS) {
+      let chunk = '';
+      for (let i = start; i < Math.min(start + COPY_CHUNK_ROWS, leads.length); i++) {
+        const lead = leads[i]!;
+        const id = ids.rows[i]!.id;
+        chunk += `${id}\t${common}\t${copyField(lead.dedupeKey)}\t${copyField(lead.phoneNumber)}\t${copyField(lead.variablesJson)}\t${copyField(lead.timezone)}\t${copyField(lead.state)}\t${copyField(lead.stateReason)}\t${lead.nextDueAt ?? '\\N'}${tail}\t${lead.sourceLine}\t${now}\t${now}\t${copyField(lead.externalId)}\n`;
+        const contacts = lead.contacts ?? [];
+        for (let n = 0; n < contacts.length; n++) contactLines.push(`${id}\t${n + 1}\t${copyField(contacts[n]!)}\n`);
+      }
+      yield Buffer.from(chunk, 'utf8');
+    }
   }
-  await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at, external_id) from stdin', leadLines);
-  if (contactLines.length > 0) await copyIn(client, 'copy lead_contacts (lead_id, position, phone_number) from stdin', contactLines);
+  await copyIn(client, 'copy leads (id, campaign_id, dedupe_key, phone_number, variables_json, timezone, state, state_reason, next_due_at, source_file, source_line, created_at, updated_at, external_id) from stdin', leadChunks());
+  if (contactLines.length > 0) await copyIn(client, 'copy lead_contacts (lead_id, position, phone_number) from stdin', [Buffer.from(contactLines.join(''), 'utf8')]);
   return ids.rows.map((r) => Number(r.id));
 }
 
-async function copyIn(client: pg.PoolClient, statement: string, lines: string[]): Promise<void> {
-  await pipeline(Readable.from([Buffer.from(lines.join(''), 'utf8')]), client.query(copyFrom(statement)));
+/** Rows per chunk of COPY data. */
+const COPY_CHUNK_ROWS = 1000;
+
+async function copyIn(client: pg.PoolClient, statement: string, chunks: Iterable<Buffer>): Promise<void> {
+  await pipeline(Readable.from(chunks), client.query(copyFrom(statement)));
 }
 
 /** A value as a field of COPY's text format: backslash, tab, newline and return escaped; null as \N. */
