@@ -28,6 +28,7 @@ import * as m0031 from './0031_variant_counts.js';
 import * as m0034 from './0034_webhook_inbox.js';
 import * as m0036 from './0036_fence_key_share.js';
 import * as m0037 from './0037_lead_count_slots.js';
+import * as m0038 from './0038_partial_lead_indexes.js';
 import * as m0035 from './0035_variant_successes.js';
 
 /** One schema step. Frozen once shipped: fix forward with a new migration. */
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0035_variant_successes': m0035,
   '0036_fence_key_share': m0036,
   '0037_lead_count_slots': m0037,
+  '0038_partial_lead_indexes': m0038,
 };
