@@ -133,3 +133,39 @@ describe('seeded reproducibility', () => {
     expect(new Set([...sim.state.calls.values()].map((c) => c.status))).toEqual(new Set(['busy']));
   });
 });
+
+describe('the call list (GET /api/user/calls)', () => {
+  it('is newest first across pages, the user’s own calls only, filtered by status, number, assistant and day', async () => {
+    const { a, b, clock, controls, assistantId } = await setup();
+    const otherAssistant = await outboundAssistantId(b);
+    for (const [i, n] of numbers.slice(0, 5).entries()) {
+      await controls.post('/__sim/outcomes', i === 1 ? { phone_number: n, status: 'busy' } : { phone_number: n, status: 'ended_by_customer', duration: 30 });
+    }
+    for (const n of numbers.slice(0, 5)) await a.post('/api/user/make_call', { phone_number: n, assistant_id: assistantId });
+    await b.post('/api/user/make_call', { phone_number: numbers[6], assistant_id: otherAssistant });
+    await clock.advance(24 * 3_600_000);
+    // A day later: one more call, still in progress.
+    await a.post('/api/user/make_call', { phone_number: numbers[5], assistant_id: assistantId });
+
+    const page1 = await a.get('/api/user/calls?per_page=4');
+    const page2 = await a.get('/api/user/calls?per_page=4&page=2');
+    expect(page1.body.total).toBe(6);
+    const ids = [...page1.body.data, ...page2.body.data].map((c: { id: number }) => c.id);
+    expect(ids).toHaveLength(6);
+    expect([...ids].sort((x, y) => y - x)).toEqual(ids);
+    expect([...page1.body.data, ...page2.body.data].map((c: { client_phone_number: string }) => c.client_phone_number)).toEqual([...numbers.slice(0, 6)].reverse());
+
+    const busy = await a.get('/api/user/calls?status=busy');
+    expect(busy.body.data.map((c: { client_phone_number: string }) => c.client_phone_number)).toEqual([numbers[1]]);
+    // An unencoded `+` arrives as a space: the number still matches by its digits.
+    const byNumber = await a.get(`/api/user/calls?phone_number=${numbers[3]!}`);
+    expect(byNumber.body.data.map((c: { client_phone_number: string }) => c.client_phone_number)).toEqual([numbers[3]]);
+    expect((await a.get(`/api/user/calls?assistant_id=${String(otherAssistant)}`)).body.total).toBe(0);
+    expect((await b.get(`/api/user/calls?assistant_id=${String(otherAssistant)}`)).body.total).toBe(1);
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const fromToday = await a.get(`/api/user/calls?date_from=${today}`);
+    expect(fromToday.body.data.map((c: { client_phone_number: string }) => c.client_phone_number)).toEqual([numbers[5]]);
+    const untilYesterday = await a.get(`/api/user/calls?date_to=${new Date(clock.now() - 24 * 3_600_000).toISOString().slice(0, 10)}`);
+    expect(untilYesterday.body.total).toBe(5);
+  });
+});
