@@ -30,6 +30,9 @@ export interface WebhookContext extends OutcomeContext {
  */
 export type WebhookRoute = (attempt: AttemptRow) => WebhookContext;
 
+/** The group-commit key under which a webhook names the call it looks up. */
+const WEBHOOK_CALL_ID = 'webhook-call-id';
+
 /**
  * Applies one post-call webhook. The payload names the call by id and customer
  * number; without a call id we know, rule 3 makes the live attempt on that number the
@@ -72,13 +75,17 @@ export async function handleWebhookPayload(
     },
   };
   // Finding the attempt and applying the outcome share one transaction (and its batch).
-  const found = await ctx.commit.run(async (trx) => {
-    await alongside?.(trx);
-    const attempt = await findAttempt(trx, ctx, body, receivedAt);
-    if (!attempt) return null;
-    const applyContext = route?.(attempt) ?? ctx;
-    return { attempt, applyContext, applied: await applyObservation(trx, applyContext, attempt, obs) };
-  });
+  const found = await ctx.commit.run(
+    async (trx, batch) => {
+      await alongside?.(trx);
+      const attempt = await findAttempt(trx, ctx, body, receivedAt, () => batch.of(WEBHOOK_CALL_ID));
+      if (!attempt) return null;
+      const applyContext = route?.(attempt) ?? ctx;
+      return { attempt, applyContext, applied: await applyObservation(trx, applyContext, attempt, obs) };
+    },
+    // The batch's webhooks find their attempts in one read (store/attempts.ts).
+    { key: { kind: WEBHOOK_CALL_ID, value: callId } },
+  );
   if (!found) return { accepted: false, detail: 'unknown-call' };
   const { applyContext } = found;
   announceObservation(applyContext, found.attempt, obs, found.applied);
@@ -106,9 +113,15 @@ export async function deliveryAttempt(ctx: WebhookContext, payload: unknown, rec
  * the service's created_at, or by the call's length counted back from this arrival,
  * which a wrong `api.server_timezone` cannot shift.
  */
-async function findAttempt(trx: Kysely<Database>, ctx: WebhookContext, body: PostCallWebhook, receivedAt: number): Promise<AttemptRow | undefined> {
+async function findAttempt(
+  trx: Kysely<Database>,
+  ctx: WebhookContext,
+  body: PostCallWebhook,
+  receivedAt: number,
+  batchCallIds?: () => readonly string[],
+): Promise<AttemptRow | undefined> {
   const callId = String(body.id);
-  const byId = await attemptByCallId(trx, callId);
+  const byId = await attemptByCallId(trx, callId, batchCallIds);
   if (byId || !body.customer_phone) return byId;
   const candidate = await liveAttemptByPhone(trx, normaliseServicePhone(body.customer_phone));
   if (!candidate || (candidate.call_id !== null && candidate.call_id !== callId)) return undefined;

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { isPostgres } from './dialect.js';
 import { durableTransaction } from './durable.js';
 import { prepared } from './prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
@@ -390,10 +391,56 @@ export async function getAttempt(db: Db, id: number): Promise<AttemptRow | undef
   return db.selectFrom('attempts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The attempt a service call id is bound to, if any. */
-export async function attemptByCallId(db: Db, callId: string): Promise<AttemptRow | undefined> {
+/**
+ * The attempt a service call id is bound to, if any. `batchCallIds`: the call ids every
+ * item of this group-commit batch will look up (group-commit.ts, `BatchKeys`); the first
+ * lookup in the transaction reads them all in one statement, and each row found is handed
+ * out once, so a second delivery of the same call in the batch reads the row again, as it
+ * is after the first. A row handed out may be older than the batch's earlier items' writes
+ * to it (a make_call answer of the same attempt): the outcome's writes are conditional on
+ * the row's state (outcomes.ts). A call id the batch read did not find is looked up alone.
+ */
+export async function attemptByCallId(db: Db, callId: string, batchCallIds?: () => readonly string[]): Promise<AttemptRow | undefined> {
+  if (batchCallIds && db.isTransaction) {
+    let read = batchReads.get(db);
+    if (!read) {
+      // A batch of one reads alone, as without a batch.
+      const ids = batchCallIds();
+      batchReads.set(db, (read = ids.length > 1 ? await attemptsByCallIds(db, ids) : new Map()));
+    }
+    const row = read.get(callId);
+    if (row) {
+      read.delete(callId);
+      return row;
+    }
+  }
   return (await attemptByCallIdQuery.rows(db, { callId }))[0];
 }
+
+/** What a transaction read of its batch's call ids and has not handed out yet. */
+const batchReads = new WeakMap<Db, Map<string, AttemptRow>>();
+
+/** The newest attempt of each call id: one statement, one array parameter (a JSON list on SQLite, as key-lists.ts says). */
+async function attemptsByCallIds(db: Db, callIds: readonly string[]): Promise<Map<string, AttemptRow>> {
+  const found = new Map<string, AttemptRow>();
+  if (callIds.length === 0) return found;
+  const keys = [...new Set(callIds)];
+  const rows = isPostgres(db) ? await attemptsByCallIdsPg.rows(db, { keys }) : await attemptsByCallIdsSqlite.rows(db, { keys: JSON.stringify(keys) });
+  // A call id bound twice (it should not be) gives its latest attempt, as alone.
+  for (const row of rows) {
+    if (row.call_id === null) continue;
+    const kept = found.get(row.call_id);
+    if (!kept || Number(kept.id) < Number(row.id)) found.set(row.call_id, row);
+  }
+  return found;
+}
+
+const attemptsByCallIdsPg = prepared((db, v: { keys: string[] }) =>
+  db.selectFrom('attempts').selectAll().where('call_id', '=', sql<string>`any(${v.keys}::text[])`),
+);
+const attemptsByCallIdsSqlite = prepared((db, v: { keys: string }) =>
+  db.selectFrom('attempts').selectAll().where('call_id', 'in', sql<string>`(select value from json_each(${v.keys}))`),
+);
 
 const attemptByCallIdQuery = prepared((db, v: { callId: string }) =>
   db.selectFrom('attempts').selectAll().where('call_id', '=', v.callId).orderBy('id', 'desc').limit(1),

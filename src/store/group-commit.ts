@@ -17,7 +17,18 @@ import type { Database } from './types.js';
 // accounts committing their own one-item batches, claims apart, spent most of a core on it.
 
 /** Database work for a shared transaction: reads and conditional writes only, no side effects. */
-export type TransactionWork<R> = (trx: Transaction<Database>) => Promise<R>;
+export type TransactionWork<R> = (trx: Transaction<Database>, batch: BatchKeys) => Promise<R>;
+
+/**
+ * What the items of one batch said they will look up (`RunOptions.key`), so that the
+ * first of them can read the rows of all of them in one statement: on PostgreSQL a batch
+ * is one round trip after another on one connection, and twenty webhooks each looking up
+ * its attempt were twenty of them.
+ */
+export interface BatchKeys {
+  /** The values of `kind` the batch's items registered, in queue order. */
+  of(kind: string): readonly string[];
+}
 
 export interface GroupCommit {
   /**
@@ -39,10 +50,13 @@ export interface RunOptions {
    * overtakes, and the backlog drains between it in short batches.
    */
   background?: boolean;
+  /** A key this work will look up in the batch's transaction (see `BatchKeys`). */
+  key?: { kind: string; value: string };
 }
 
 interface Queued {
   work: TransactionWork<unknown>;
+  key: RunOptions['key'];
   durable: boolean;
   background: boolean;
   resolve: (value: unknown) => void;
@@ -135,11 +149,12 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
     while (batch.length > 0) {
       let culprit = -1;
       try {
+        const keys = batchKeys(batch);
         const results = await transaction(batch, async (trx) => {
           const out: unknown[] = [];
           for (const [i, item] of batch.entries()) {
             try {
-              out.push(await item.work(trx));
+              out.push(await item.work(trx, keys));
             } catch (err) {
               culprit = i;
               throw err;
@@ -172,6 +187,16 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
     }
   }
 
+  function batchKeys(items: readonly Queued[]): BatchKeys {
+    return {
+      of: (kind) => {
+        const values: string[] = [];
+        for (const item of items) if (item.key?.kind === kind) values.push(item.key.value);
+        return values;
+      },
+    };
+  }
+
   function schedule(): void {
     // A batch in flight takes what was queued meanwhile once it committed.
     if (scheduled || inFlight) return;
@@ -182,7 +207,7 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   return {
     run<R>(work: TransactionWork<R>, runOpts: RunOptions = {}): Promise<R> {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ work, durable: runOpts.durable === true, background: runOpts.background === true, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work, key: runOpts.key, durable: runOpts.durable === true, background: runOpts.background === true, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },

@@ -5,11 +5,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anyUnknownAttempt, claimAttempts, listLiveAttempts, liveCountsByCampaign, markEnded, markPlaced, markUnknown, oldestPlacedAt, unconfirmedAttempts, unconfirmedSummary } from '../../src/store/attempts.js';
 import { importLeads } from '../../src/leads/import.js';
-import type { ReadLeadResult } from '../../src/leads/read-leads.js';
 import { upsertCampaign } from '../../src/store/campaigns.js';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { testCampaignConfig } from '../helpers/campaign-config.js';
+import { phoneRows } from '../helpers/lead-rows.js';
 import { openTestStore } from '../helpers/test-store.js';
 
 const NOW = Date.UTC(2026, 0, 5, 10, 0, 0);
@@ -21,15 +21,11 @@ beforeEach(async () => {
 });
 afterEach(async () => handle.close());
 
-async function* rows(phones: string[]): AsyncGenerator<ReadLeadResult> {
-  for (const [i, phone] of phones.entries()) yield { ok: true, line: i + 2, lead: { phoneNumber: phone, secondary: [], variables: {} } };
-}
-
 /** A campaign with three attempts: one placed, one unknown, one ended by a webhook's success. */
 async function campaignWithAttempts(name: string, first: number): Promise<number> {
   const { id } = await upsertCampaign(handle.db, testCampaignConfig(name), { timezone: 'UTC' }, NOW);
   const phones = [0, 1, 2].map((i) => `+1202555${String(first + i)}`);
-  await importLeads(handle.db, { id, allowDuplicates: false }, rows(phones), { now: NOW, sourceFile: `/x/${name}.csv` });
+  await importLeads(handle.db, { id, allowDuplicates: false }, phoneRows(phones), { now: NOW, sourceFile: `/x/${name}.csv` });
   const leads = await handle.db.selectFrom('leads').select(['id', 'phone_number']).where('campaign_id', '=', id).orderBy('id').execute();
   const claims = await claimAttempts(handle.db, leads.map((l) => ({ campaignId: id, leadId: l.id, contactPosition: 0, phoneNumber: l.phone_number, assistantId: 1, owner: 'test', now: NOW })));
   const [placed, unknown, ended] = claims.map((c) => (c.ok ? c.attempt.id : -1));
