@@ -423,7 +423,6 @@ const batchReads = new WeakMap<Db, Map<string, AttemptRow>>();
 /** The newest attempt of each call id: one statement, one array parameter (a JSON list on SQLite, as key-lists.ts says). */
 async function attemptsByCallIds(db: Db, callIds: readonly string[]): Promise<Map<string, AttemptRow>> {
   const found = new Map<string, AttemptRow>();
-  if (callIds.length === 0) return found;
   const keys = [...new Set(callIds)];
   const rows = isPostgres(db) ? await attemptsByCallIdsPg.rows(db, { keys }) : await attemptsByCallIdsSqlite.rows(db, { keys: JSON.stringify(keys) });
   // A call id bound twice (it should not be) gives its latest attempt, as alone.
