@@ -9,18 +9,21 @@ import { daemonConfigHasErrors, loadConfig } from '../../src/config/load.js';
 import { readAccountToken } from '../../src/config/token.js';
 import type { LoadedConfig } from '../../src/config/types.js';
 
-let dir: string | null = null;
+// Every folder a test made (some load twice), removed after it.
+const dirs: string[] = [];
 afterEach(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = null;
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
+/** The folder of the latest load. */
+const lastDir = (): string => dirs.at(-1)!;
 
 const campaign = (name: string, account?: string): string =>
   `name: ${name}\n${account ? `account: ${account}\n` : ''}assistant_id: 12\nallowed_days: [monday]\nallowed_hours_start_time: '09:00'\nallowed_hours_end_time: '17:00'\nleads:\n  file: leads.csv\n`;
 
 /** Writes a daemon file and campaign files into a fresh folder and loads them. */
 async function loadWith(daemonYaml: string, campaigns: Record<string, string>, env: Record<string, string> = {}): Promise<LoadedConfig> {
-  dir = await mkdtemp(path.join(tmpdir(), 'campaignd-accounts-'));
+  const dir = await mkdtemp(path.join(tmpdir(), 'campaignd-accounts-'));
+  dirs.push(dir);
   await mkdir(path.join(dir, 'campaigns'));
   await writeFile(path.join(dir, 'campaigns', 'leads.csv'), 'phone_number\n+12025550100\n');
   for (const [file, text] of Object.entries(campaigns)) await writeFile(path.join(dir, 'campaigns', file), text);
@@ -50,7 +53,7 @@ describe('config: accounts', () => {
     const loaded = await loadWith(TWO_ACCOUNTS, { 'a.yaml': campaign('a', 'acme'), 'b.yaml': campaign('b', 'globex') });
     expect(loaded.problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(loaded.daemon.accounts).toEqual([
-      { name: 'acme', tokenFile: path.join(dir!, 'acme-token'), rateLimit: { requestsPerMinute: 60, burst: 10, burstWindowSeconds: 10 }, maxCallsInParallel: 5 },
+      { name: 'acme', tokenFile: path.join(lastDir(), 'acme-token'), rateLimit: { requestsPerMinute: 60, burst: 10, burstWindowSeconds: 10 }, maxCallsInParallel: 5 },
       { name: 'globex', tokenEnv: 'GLOBEX_TOKEN', rateLimit: { requestsPerMinute: 100, burst: 20, burstWindowSeconds: 10 } },
     ]);
     expect(loaded.campaigns.map((c) => [c.name, c.account])).toEqual([
@@ -63,7 +66,7 @@ describe('config: accounts', () => {
     const loaded = await loadWith(TWO_ACCOUNTS, { 'a.yaml': campaign('a', 'initech') });
     const p = loaded.problems.find((x) => x.field === 'account');
     expect(p).toMatchObject({ severity: 'error', message: 'unknown account "initech"', line: 2 });
-    expect(p?.file).toBe(path.join(dir!, 'campaigns', 'a.yaml'));
+    expect(p?.file).toBe(path.join(lastDir(), 'campaigns', 'a.yaml'));
     expect(p?.hint).toContain('acme, globex');
     expect(loaded.brokenCampaigns.map((b) => b.name)).toEqual(['a']);
   });
@@ -91,8 +94,8 @@ describe('config: accounts', () => {
     const loaded = await loadWith(TWO_ACCOUNTS, {});
     const [acme, globex] = loaded.daemon.accounts!;
     const missing = await readAccountToken(loaded.daemon, acme!, {});
-    expect(missing.problem).toBe(`cannot read the token file ${path.join(dir!, 'acme-token')} (accounts[0].token_file): it does not exist`);
-    await writeFile(path.join(dir!, 'acme-token'), 'secret-acme-token\n');
+    expect(missing.problem).toBe(`cannot read the token file ${path.join(lastDir(), 'acme-token')} (accounts[0].token_file): it does not exist`);
+    await writeFile(path.join(lastDir(), 'acme-token'), 'secret-acme-token\n');
     expect((await readAccountToken(loaded.daemon, acme!, {})).token).toBe('secret-acme-token');
     expect((await readAccountToken(loaded.daemon, globex!, { GLOBEX_TOKEN: 'secret-globex' })).token).toBe('secret-globex');
     const unset = await readAccountToken(loaded.daemon, globex!, { CAMPAIGND_API_TOKEN: 'secret-default' });
