@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseCampaignFile } from '../../src/config/campaign.js';
 import { loadConfig } from '../../src/config/load.js';
 
@@ -79,8 +79,13 @@ on_result:
 });
 
 describe('move_to across campaign files', () => {
+  const roots: string[] = [];
+  afterEach(() => {
+    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
   function dir(files: Record<string, string>): string {
     const root = mkdtempSync(path.join(tmpdir(), 'onr-'));
+    roots.push(root);
     mkdirSync(path.join(root, 'campaigns'));
     writeFileSync(path.join(root, 'campaignd.yaml'), 'database: ":memory:"\ncampaigns_dir: campaigns\n');
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(root, 'campaigns', name), BASE + text);
