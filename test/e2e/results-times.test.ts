@@ -46,7 +46,9 @@ describe('results: start and end of a call from one clock', () => {
   for (const c of CASES) {
     it(c.name, async () => {
       const sim = await startSimulator({ token: SECRETS.token, seed: 3, callDuration: c.duration, outcomes: 'human=0.6,busy=0.2,failed=0.2,voicemail=0,no-answer=0', extra: ['--time-scale', c.scale] });
-      ws = await makeWorkspace({ simUrl: sim.url, campaigns: [{ name: 'times', leads: numbers(6).map((n) => [n]), maxParallel: 3, maxRetries: 0, retryInterval: 1 }] });
+      // All six calls at once: by polling alone, each wave of calls waits for the call list's
+      // learning reads (10 s apart), so one wave instead of two halves the run (34 s → 23 s).
+      ws = await makeWorkspace({ simUrl: sim.url, campaigns: [{ name: 'times', leads: numbers(6).map((n) => [n]), maxParallel: 6, maxRetries: 0, retryInterval: 1 }] });
       const workspace = ws;
       if (c.webhooks) await sim.setWebhook(webhookUrl(workspace));
       const daemon = await startDaemon(workspace, daemonEnv());
