@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/status/types.js';
 import { httpGet, runCampaignd, stopAllProcesses } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
-import { assistantOf, assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, webhookUrl, type Workspace } from './daemon-fixture.js';
+import { assistantOf, assertNoSecrets, campaignState, daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, webhookUrl, type SimWebhookJson, type Workspace } from './daemon-fixture.js';
 
 let ws: Workspace | undefined;
 afterEach(async () => {
@@ -46,14 +46,8 @@ describe('campaignd with two accounts', () => {
     // Each account's assistant posts its calls' webhooks to the daemon, which matches each to
     // its account through the call. (By polling alone, the call list's first reads come 10 s
     // apart while the durations are learnt: the same run took ~50 s.)
-    for (const [assistant, token] of [[1, SECRETS.token], [assistantB, TOKEN_B]] as const) {
-      const res = await fetch(`${sim.url}/api/user/assistant/${assistant}`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ is_webhook_active: true, webhook_url: webhookUrl(workspace) }),
-      });
-      expect(res.status, await res.text()).toBe(200);
-    }
+    await sim.setWebhook(webhookUrl(workspace));
+    await sim.setWebhook(webhookUrl(workspace), { assistant: assistantB, token: TOKEN_B });
 
     const good = await runCampaignd(['validate', '--online', '--config', workspace.configPath], env);
     expect(good.stdout).toMatch(/0 errors/);
@@ -75,14 +69,10 @@ describe('campaignd with two accounts', () => {
     expect(calls).toHaveLength(6);
     // Every call's webhook taken by the daemon, globex's as well as acme's.
     // (The simulator records an answer after the daemon has applied it: awaited, not assumed.)
-    type Delivery = { callId: number; userIndex: number; status: number | null };
-    let deliveries: Delivery[] = [];
-    const answered = async (): Promise<number> => {
-      deliveries = ((await (await fetch(`${sim.url}/__sim/webhooks`)).json()) as { deliveries: Delivery[] }).deliveries;
-      return new Set(deliveries.filter((d) => d.status === 200).map((d) => d.callId)).size;
-    };
-    await waitUntil(async () => (await answered()) === calls.length, { timeoutMs: 10_000, message: () => `every call's webhook answered 200: ${JSON.stringify(deliveries)}` });
-    expect(new Set(deliveries.filter((d) => d.status === 200).map((d) => d.callId))).toEqual(new Set(calls.map((c) => c.id)));
+    let deliveries: SimWebhookJson[] = [];
+    const answered = async (): Promise<Set<number>> => new Set((deliveries = await sim.webhooks()).filter((d) => d.status === 200).map((d) => d.callId));
+    await waitUntil(async () => (await answered()).size === calls.length, { timeoutMs: 10_000, message: () => `every call's webhook answered 200: ${JSON.stringify(deliveries)}` });
+    expect(await answered()).toEqual(new Set(calls.map((c) => c.id)));
     expect(new Set(deliveries.map((d) => d.userIndex)).size).toBe(2);
 
     const status = await runCampaignd(['status', '--json', '--config', workspace.configPath]);

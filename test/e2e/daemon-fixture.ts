@@ -32,8 +32,19 @@ export interface SimProcess {
   calls(): Promise<SimCallJson[]>;
   /** POST to a /__sim/ control; throws unless it answers 200. */
   control(name: string, body: unknown): Promise<unknown>;
-  /** Points the outbound assistant's post-call webhook at `url`. */
-  setWebhook(url: string): Promise<void>;
+  /** Points an assistant's post-call webhook at `url`: the first token's assistant 1 unless `of` names another token's. */
+  setWebhook(url: string, of?: { assistant: number; token: string }): Promise<void>;
+  /** The post-call webhooks the simulator sent and the answers it got (GET /__sim/webhooks). */
+  webhooks(): Promise<SimWebhookJson[]>;
+}
+
+/** A post-call webhook delivery as GET /__sim/webhooks shows it: the fields the tests read. */
+export interface SimWebhookJson {
+  callId: number;
+  /** The token (0 the first) whose call it reports. */
+  userIndex: number;
+  /** The receiver's answer; null while in flight or when it failed. */
+  status: number | null;
 }
 
 /** Short calls with no outcome that rings for half a minute (no-answer) or talks long (voicemail). */
@@ -57,10 +68,11 @@ export async function startSimulator(opts: { token: string; seed?: number; outco
     token: opts.token,
     control,
     calls: async () => ((await (await fetch(`${url}/__sim/calls`)).json()) as { calls: SimCallJson[] }).calls,
-    setWebhook: async (webhookUrl) => {
-      const res = await fetch(`${url}/api/user/assistant/1`, {
+    webhooks: async () => ((await (await fetch(`${url}/__sim/webhooks`)).json()) as { deliveries: SimWebhookJson[] }).deliveries,
+    setWebhook: async (webhookUrl, of = { assistant: 1, token: opts.token }) => {
+      const res = await fetch(`${url}/api/user/assistant/${of.assistant}`, {
         method: 'PUT',
-        headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${of.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ is_webhook_active: true, webhook_url: webhookUrl }),
       });
       if (res.status !== 200) throw new Error(`setting the webhook answered ${res.status}: ${await res.text()}`);

@@ -128,12 +128,7 @@ describe('three active instances sharing eight accounts on PostgreSQL, under cha
     /** Every account's assistant posts its webhooks to the proxy (an instance may point them at itself when it starts). */
     const pointWebhooksAtProxy = async (): Promise<void> => {
       for (const [i, token] of TOKENS.entries()) {
-        const res = await fetch(`${sim.url}/api/user/assistant/${assistants[i]}`, {
-          method: 'PUT',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ is_webhook_active: true, webhook_url: `${proxy!.url}/webhooks/post-call?secret=${SECRETS.webhook}` }),
-        });
-        expect(res.status, await res.text()).toBe(200);
+        await sim.setWebhook(`${proxy!.url}/webhooks/post-call?secret=${SECRETS.webhook}`, { assistant: assistants[i]!, token });
       }
     };
 
@@ -274,7 +269,7 @@ describe('three active instances sharing eight accounts on PostgreSQL, under cha
               return { state: c.state, leads, attempts };
             }),
           )}; the simulator's last calls of the account ${JSON.stringify(((await sim.calls()) as unknown as (SimCallWithOwner & { timeline: unknown })[]).filter((c) => accountOfAssistant.get(c.assistant_id) === name).slice(-3))}; its last webhooks ${JSON.stringify(
-            (((await (await fetch(`${sim.url}/__sim/webhooks`)).json()) as { deliveries: { userIndex: number }[] }).deliveries ?? []).filter((d) => d.userIndex === ACCOUNTS.indexOf(name)).slice(-3),
+            (await sim.webhooks()).filter((d) => d.userIndex === ACCOUNTS.indexOf(name)).slice(-3),
           )}; proxy ${JSON.stringify(proxy!.stats())}\n${daemons.map((d) => `${d.name}: ${d.stdout().split('\n').filter((l) => l.includes(`"${name}"`) || l.includes(`c-${name}`)).slice(-12).join('\n')}`).join('\n')}`,
       });
     }

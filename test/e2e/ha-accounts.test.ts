@@ -67,12 +67,7 @@ describe('several active instances sharing four accounts on one PostgreSQL datab
     }
     // Then every account's assistant posts its webhooks to instance 0.
     for (const [i, token] of TOKENS.entries()) {
-      const res = await fetch(`${sim.url}/api/user/assistant/${assistants[i]}`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ is_webhook_active: true, webhook_url: `http://127.0.0.1:${ports[0]}/webhooks/post-call?secret=${SECRETS.webhook}` }),
-      });
-      expect(res.status, await res.text()).toBe(200);
+      await sim.setWebhook(`http://127.0.0.1:${ports[0]}/webhooks/post-call?secret=${SECRETS.webhook}`, { assistant: assistants[i]!, token });
     }
 
     const status = async (): Promise<StatusReport> => {
