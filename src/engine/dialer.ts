@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { AttemptRow, Database } from '../store/types.js';
 import { recordEvent } from '../store/events.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { markPlaced, markUnknown, setCallId, transitionAttempt } from '../store/attempts.js';
+import { markUnknown, recordAnswer, transitionAttempt } from '../store/attempts.js';
 import { leadBackUncounted, leadCancelledUncounted, leadContactInvalid } from '../store/lead-transitions.js';
 import { ACCOUNT_PAUSE_MS, RATE_LIMIT_WAIT_MS } from './policy.js';
 import { classifyError, type ClassifiedError, type EngineClient } from './ports.js';
@@ -88,11 +88,8 @@ export async function dial(ctx: DialContext, req: DialRequest): Promise<DialRepo
     return { kind: 'not-sent', retryAt };
   }
   const callId = answer.callId;
-  await ctx.commit.run(async (trx) => {
-    const moved = await markPlaced(trx, attempt.id, callId, now);
-    // A webhook may have ended the attempt before this answer arrived: keep its outcome.
-    if (!moved && callId) await setCallId(trx, attempt.id, callId);
-  });
+  // A webhook may have ended the attempt before this answer arrived: it keeps its outcome.
+  await ctx.commit.run((trx) => recordAnswer(trx, attempt.id, callId, now));
   ctx.logger.info({ ...ids, callId: answer.callId }, 'call placed');
   return { kind: 'placed' };
 }

@@ -238,6 +238,21 @@ async function claimLeads(trx: Transaction<Database>, inputs: readonly ClaimInpu
   return moved;
 }
 
+/**
+ * Records make_call's 2xx answer (rule 6): `dialing` → `placed` with its call id; an attempt
+ * a webhook ended first keeps its outcome and is only bound to its call. On PostgreSQL both
+ * writes go with the next statement (pg-pipeline.ts): they are conditional, so the second
+ * finds nothing to do when the first placed the attempt.
+ */
+export async function recordAnswer(db: Db, id: number, callId: string | null, at: number): Promise<void> {
+  if (isPostgres(db)) {
+    await markPlacedQuery.write(db, { id, callId, at });
+    if (callId) await setCallIdQuery.write(db, { id, callId });
+    return;
+  }
+  if (!(await markPlaced(db, id, callId, at)) && callId) await setCallId(db, id, callId);
+}
+
 /** Records a 2xx answer to make_call (rule 6): `dialing` → `placed`; false when the attempt moved on already. */
 export async function markPlaced(db: Db, id: number, callId: string | null, at: number): Promise<boolean> {
   return (await markPlacedQuery.affected(db, { id, callId, at })) === 1;
@@ -324,8 +339,12 @@ export async function callIdsBoundOnPhones(db: Db, phones: readonly string[]): P
 
 /** A provisional webhook success confirmed by the call list: who answered, from the poll. */
 export async function markProvisionalConfirmed(db: Db, id: number, answeredBy: string | null): Promise<void> {
-  await db.updateTable('attempts').set({ outcome_source: 'poll', answered_by: answeredBy }).where('id', '=', id).execute();
+  await provisionalConfirmedQuery.write(db, { id, answeredBy });
 }
+
+const provisionalConfirmedQuery = prepared((db, v: { id: number; answeredBy: string | null }) =>
+  db.updateTable('attempts').set({ outcome_source: 'poll', answered_by: v.answeredBy }).where('id', '=', v.id),
+);
 
 /** A provisional webhook success the call list shows was a machine: the outcome becomes voicemail. */
 export async function markProvisionalVoicemail(db: Db, id: number, answeredBy: string | null): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { durableTransaction } from './durable.js';
+import { flushDeferredWrites, isDeferredWriteError } from './pg-pipeline.js';
 import type { Database } from './types.js';
 
 // Group commit. A commit writes every page the transaction touched to the write-ahead
@@ -146,6 +147,10 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
   async function commitBatch(items: Queued[]): Promise<void> {
     let batch = items;
     let retries = 0;
+    // A write held back to go with a later statement (PostgreSQL, pg-pipeline.ts) fails there,
+    // in another item's work or at the COMMIT. The batch then runs again with each item's
+    // writes sent at its end, so that the error lands on the item that wrote.
+    let eachItemFlushed = false;
     while (batch.length > 0) {
       let culprit = -1;
       try {
@@ -155,6 +160,7 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
           for (const [i, item] of batch.entries()) {
             try {
               out.push(await item.work(trx, keys));
+              if (eachItemFlushed) await flushDeferredWrites(trx);
             } catch (err) {
               culprit = i;
               throw err;
@@ -170,6 +176,10 @@ export function createGroupCommit(db: Kysely<Database>, opts: GroupCommitOptions
         // the work is reads and conditional writes only, so the whole batch runs again.
         if (isRetryable(err) && retries < MAX_RETRIES) {
           retries++;
+          continue;
+        }
+        if (isDeferredWriteError(err) && !eachItemFlushed) {
+          eachItemFlushed = true;
           continue;
         }
         // BEGIN or COMMIT failed: the store's trouble, not one item's, and nothing of the

@@ -65,16 +65,16 @@ function contactCount(eb: ExpressionBuilder<Database, 'leads'>) {
 async function applyDecision(trx: Trx, lead: LeadRow, decision: LeadDecision, now: number): Promise<LeadDecision> {
   switch (decision.kind) {
     case 'complete':
-      await completeQuery.affected(trx, { id: lead.id, reason: decision.reason ?? null, now });
+      await completeQuery.write(trx, { id: lead.id, reason: decision.reason ?? null, now });
       return decision;
     case 'retry':
-      await retryQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, reason: decision.reason ?? null, now });
+      await retryQuery.write(trx, { id: lead.id, dueAt: decision.nextDueAt, reason: decision.reason ?? null, now });
       return decision;
     case 'next-contact':
-      await nextContactQuery.affected(trx, { id: lead.id, dueAt: decision.nextDueAt, position: decision.contactPosition, reason: decision.reason ?? null, now });
+      await nextContactQuery.write(trx, { id: lead.id, dueAt: decision.nextDueAt, position: decision.contactPosition, reason: decision.reason ?? null, now });
       return decision;
     case 'exhausted':
-      await exhaustedQuery.affected(trx, { id: lead.id, reason: decision.reason, now });
+      await exhaustedQuery.write(trx, { id: lead.id, reason: decision.reason, now });
       return decision;
     case 'invalid':
       await trx.updateTable('leads').set({ state: 'invalid', state_reason: decision.reason, next_due_at: null, updated_at: now }).where('id', '=', lead.id).execute();

@@ -3,6 +3,7 @@ import Cursor from 'pg-cursor';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle } from './database.js';
 import { redactUrl, redactUrls } from './database-url.js';
+import { pipeliningPool, type ExchangeObserver } from './pg-pipeline.js';
 import type { Database } from './types.js';
 
 // The PostgreSQL store factory (docs/design.md §10): the same DatabaseHandle as the
@@ -30,6 +31,8 @@ export interface OpenPostgresOptions {
    * sets it from its lease (app.ts): a process idle that long has lost its lease anyway.
    */
   idleInTransactionMs?: number;
+  /** Told the number of statements of each exchange with the server (tests count round trips). */
+  observeExchanges?: ExchangeObserver;
 }
 
 /**
@@ -83,7 +86,8 @@ export function openPostgres(url: string, opts: OpenPostgresOptions = {}): Datab
   // or the next one, fails with it instead, and the pool drops the connection on release.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const redacted = withRedactedErrors(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: redacted, cursor: Cursor }) });
+  // Deferred writes go with the next statement (pg-pipeline.ts); `withPgClient` and COPY use the pool as it is.
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipeliningPool(redacted, opts.observeExchanges), cursor: Cursor }) });
   rawPools.set(db, redacted);
   let closed = false;
   return {

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { deferredWrite } from './pg-pipeline.js';
 import type { Database } from './types.js';
 
 // Queries built once, run many times. kysely builds an immutable operation tree and
@@ -26,6 +27,11 @@ export interface Prepared<P, R> {
   rows(db: Kysely<Database>, values: P): Promise<R[]>;
   /** How many rows a write changed. */
   affected(db: Kysely<Database>, values: P): Promise<number>;
+  /**
+   * A write whose caller reads nothing back: inside a transaction on PostgreSQL it goes with
+   * the next statement instead of a round trip of its own (pg-pipeline.ts).
+   */
+  write(db: Kysely<Database>, values: P): Promise<void>;
 }
 
 /**
@@ -64,6 +70,9 @@ export function prepared<P extends object, R>(build: (db: Kysely<Database>, valu
     },
     async affected(db, values) {
       return Number((await db.executeQuery(compiledFor(db, values))).numAffectedRows ?? 0);
+    },
+    async write(db, values) {
+      await db.executeQuery(deferredWrite(db, compiledFor(db, values)));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { deferredWrite } from './pg-pipeline.js';
 import type { CallResultFields, CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
 import type { VariableRule } from './variable-match.js';
@@ -102,7 +103,8 @@ export async function mergeCallResult(db: Kysely<Database>, owner: ResultOwner, 
     ...judgmentOf(opts.successWhen, extracted),
   };
   const compiled = upsertFor(db);
-  await db.executeQuery({ ...compiled, parameters: INSERTED.map((c) => values[c]) });
+  // Nothing reads its answer: on PostgreSQL it goes with the outcome's next statement (pg-pipeline.ts).
+  await db.executeQuery(deferredWrite(db, { ...compiled, parameters: INSERTED.map((c) => values[c]) }));
 }
 
 /** The result of one attempt, if any. */
