@@ -179,7 +179,8 @@ try {
       `${SLOTS} slots and ${LEADS} leads per account; ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured${quick ? ' (quick)' : ''}; load average ${loadAverage()}`,
   );
   const t0 = performance.now();
-  const compiled = buildCompiledApp(path.join(dir, 'app'));
+  // pg outside the bundle with --statements: the statement log patches node_modules' pg.
+  const compiled = buildCompiledApp(path.join(dir, 'app'), { external: statements ? ['pg'] : [] });
   const nodeEnv: Record<string, string> = compiled.nodeOptions ? { NODE_OPTIONS: compiled.nodeOptions } : {};
   console.log(`  compiled build in ${fmt((performance.now() - t0) / 1000, 1)} s; the entry's node flags: ${compiled.nodeOptions || 'none'}`);
 

@@ -83,7 +83,8 @@ interface DaemonRun {
 
 try {
   console.log(`${BENCH}: ${CALLS} calls per daemon run, ${SLOTS} slots, simulator clock ×${SCALE}, ${DIALECTS.map(dialectLabel).join(' and ')}${quick ? ' (quick)' : ''}; load ${loadAverage()}`);
-  const compiled = buildCompiledApp(path.join(dir, 'app'));
+  // pg outside the bundle with --statements: the statement log patches node_modules' pg.
+  const compiled = buildCompiledApp(path.join(dir, 'app'), { external: statements ? ['pg'] : [] });
   const nodeEnv: Record<string, string> = compiled.nodeOptions ? { NODE_OPTIONS: compiled.nodeOptions } : {};
   const simArgs = ['simulator', '--port', '0', '--seed', '25', '--time-scale', String(SCALE), '--call-id', '--token', TOKEN, '--log-level', 'warn'];
   simArgs.push('--outcomes', 'human=1,voicemail=0,busy=0,no-answer=0,failed=0', '--call-duration', '1-1');
@@ -214,8 +215,11 @@ async function daemonRun(index: number, dialect: BenchDialect, entry: string, no
 
   if (statements) {
     const stats = JSON.parse(fs.readFileSync(statementsFile, 'utf8')) as StatementStat[];
+    // A patch that missed the daemon's driver (bundled apart) would print a quiet zero.
+    if (stats.length === 0) throw new Error(`--statements counted no statement of the daemon on ${dialectLabel(dialect)}: the statement log did not reach its driver`);
     const totalMs = stats.reduce((n, st) => n + st.ms, 0);
     console.log(`  ${dialectLabel(dialect)}: ${stats.reduce((n, st) => n + st.count, 0)} statements over the daemon's life, ${fmt(totalMs / 1000, 2)} s in the database; per call, most time first:`);
+    if (dialect === 'postgres') console.log('    (deferred writes go with the next statement in one exchange, src/store/pg-pipeline.ts: each is timed from that send to its own answer, so their times overlap and include the writes sent before them)');
     for (const st of stats.slice(0, 25)) console.log(`    ${fmt(st.ms / CALLS, 3).padStart(7)} ms  ${fmt(st.count / CALLS, 2).padStart(6)}×  ${st.sql.slice(0, 150)}`);
   }
   const wanted = new Set(mine);

@@ -20,19 +20,25 @@
 //  - pino, pino-pretty, thread-stream: pino starts its transports in worker threads from
 //    files it resolves by package path, which a bundle does not have.
 //
-//   node scripts/bundle.mjs [DIST]      (DIST defaults to ./dist)
+//   node scripts/bundle.mjs [DIST] [--external NAME]…      (DIST defaults to ./dist)
+//
+// `--external pg` (a bench's --statements, bench/lib/compiled-app.ts) leaves pg outside too,
+// so that the statement log's patch of node_modules' pg reaches the daemon's queries.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
+const args = process.argv.slice(2);
+const extraExternal = args.flatMap((a, i) => (args[i - 1] === '--external' ? [a] : []));
+const distArg = args.find((a, i) => a !== '--external' && args[i - 1] !== '--external');
+const dist = path.resolve(distArg ?? path.join(root, 'dist'));
 
 const outdir = path.join(dist, 'app');
 const STATUS = path.join(dist, 'src/cli/status.js');
 // The packages left outside (above): all CommonJS.
-const EXTERNAL = ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream'];
+const EXTERNAL = ['better-sqlite3', 'pino', 'pino-pretty', 'thread-stream', ...extraExternal];
 /**
  * Loads the external packages with require() (the banner's) rather than an ES import: node
  * imports a CommonJS package by first loading its export lexer and parsing the package's

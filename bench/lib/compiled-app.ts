@@ -19,8 +19,12 @@ export interface CompiledApp {
   nodeOptions: string;
 }
 
-/** Compiles the sources into `dir` and lays out the app as the deployments run it. */
-export function buildCompiledApp(dir: string): CompiledApp {
+/**
+ * Compiles the sources into `dir` and lays out the app as the deployments run it.
+ * `external`: packages left out of the bundle besides the usual ones (`['pg']` for a bench's
+ * --statements, whose patch reaches only node_modules' pg).
+ */
+export function buildCompiledApp(dir: string, opts: { external?: readonly string[] } = {}): CompiledApp {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   try {
     execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', path.join(dir, 'dist')], { cwd: ROOT, stdio: 'inherit' });
@@ -30,7 +34,8 @@ export function buildCompiledApp(dir: string): CompiledApp {
     if (!fs.existsSync(path.join(dir, 'dist/src/main.js'))) throw err;
     console.log('  (tsc reported type errors; measuring the emitted build anyway)');
   }
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs'), path.join(dir, 'dist')], { cwd: ROOT, stdio: 'inherit' });
+  const external = (opts.external ?? []).flatMap((name) => ['--external', name]);
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs'), path.join(dir, 'dist'), ...external], { cwd: ROOT, stdio: 'inherit' });
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   const entry = path.join(dir, 'bin', 'campaignd.js');
   fs.copyFileSync(path.join(ROOT, 'bin', 'campaignd.js'), entry);
