@@ -38,6 +38,13 @@ afterEach(async () => {
 const insert = (db: Kysely<Database>, id: number, n: number): Promise<unknown> =>
   db.executeQuery(deferredWrite(db, CompiledQuery.raw('insert into items (id, n) values ($1, $2)', [id, n])));
 
+/** The error a transaction of `work` failed with (undefined when it committed). */
+const failureOf = (work: (trx: Kysely<Database>) => Promise<void>): Promise<unknown> =>
+  store.db.transaction().execute(work).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+
 const committed = async (): Promise<number[]> =>
   (await sql<{ id: number }>`select id from items order by id`.execute(other.db)).rows.map((r) => Number(r.id));
 
@@ -73,15 +80,11 @@ describe('deferred writes on PostgreSQL', () => {
   });
 
   it('that fail surface at the next statement, marked, and nothing of the transaction is committed', async () => {
-    let caught: unknown;
-    await store.db
-      .transaction()
-      .execute(async (trx) => {
-        await insert(trx, 1, 1);
-        await insert(trx, 2, -1); // violates the check
-        await sql`select 1`.execute(trx);
-      })
-      .catch((err: unknown) => (caught = err));
+    const caught = await failureOf(async (trx) => {
+      await insert(trx, 1, 1);
+      await insert(trx, 2, -1); // violates the check
+      await sql`select 1`.execute(trx);
+    });
     expect(String(caught)).toMatch(/check constraint/);
     expect(isDeferredWriteError(caught)).toBe(true);
     expect(await committed()).toEqual([]);
@@ -91,14 +94,10 @@ describe('deferred writes on PostgreSQL', () => {
   });
 
   it('that fail with the COMMIT make the commit fail, and nothing is committed', async () => {
-    let caught: unknown;
-    await store.db
-      .transaction()
-      .execute(async (trx) => {
-        await insert(trx, 1, 1);
-        await insert(trx, 1, 2); // duplicate key
-      })
-      .catch((err: unknown) => (caught = err));
+    const caught = await failureOf(async (trx) => {
+      await insert(trx, 1, 1);
+      await insert(trx, 1, 2); // duplicate key
+    });
     expect(String(caught)).toMatch(/duplicate key/);
     expect(isDeferredWriteError(caught)).toBe(true);
     expect(await committed()).toEqual([]);
