@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { durableTransaction } from './durable.js';
 import { flushDeferredWrites, isDeferredWriteError } from './pg-pipeline.js';
+import { isStaleStatementError } from './pg-statement-names.js';
 import type { Database } from './types.js';
 
 // Group commit. A commit writes every page the transaction touched to the write-ahead
@@ -88,10 +89,14 @@ export interface GroupCommitOptions {
 /** How often a batch rolled back by a deadlock runs again before its callers get the error. */
 const MAX_RETRIES = 3;
 
-/** PostgreSQL's deadlock_detected and serialization_failure: the transaction may simply run again. */
+/**
+ * PostgreSQL's deadlock_detected and serialization_failure, and a named statement refused
+ * after a migration changed its table (its connection parses it afresh next time,
+ * pg-statement-names.ts): the transaction may simply run again.
+ */
 function isRetryable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
+  return code === '40P01' || code === '40001' || isStaleStatementError(err);
 }
 
 /** Creates a group committer on `db`. */

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import { isPostgres } from './dialect.js';
+import { isStaleStatementError, StatementNames, wantsName } from './pg-statement-names.js';
 import type { Database } from './types.js';
 
 // Deferred writes on PostgreSQL: fewer round trips for the engine's transactions.
@@ -77,6 +78,8 @@ class PipeliningClient implements PostgresPoolClient {
   #inTransaction = false;
   /** Statements sent and not answered: pipeline mode is left only when none are. */
   #inFlight = 0;
+  /** The named statements of this connection (pg-statement-names.ts). */
+  readonly #names = new StatementNames();
 
   constructor(
     readonly client: pg.PoolClient,
@@ -123,7 +126,14 @@ class PipeliningClient implements PostgresPoolClient {
     this.#held = [];
     if (text === FLUSH) return batch.length > 0 ? (await this.#send(batch), noResult()) : noResult();
     batch.push({ text, values, deferred: false });
-    return this.#send(batch);
+    try {
+      return await this.#send(batch);
+    } catch (err) {
+      // Outside a transaction nothing was aborted: a named statement refused because its
+      // table changed shape (pg-statement-names.ts) runs again, parsed afresh.
+      if (!this.#inTransaction && verb === null && isStaleStatementError(err)) return this.#send(batch);
+      throw err;
+    }
   }
 
   /** Sends `batch` in one exchange; the last statement's result, or the first error in order. */
@@ -132,10 +142,15 @@ class PipeliningClient implements PostgresPoolClient {
     const client = this.client as PipelineClient;
     this.#inFlight += batch.length;
     if (batch.length > 1) client.pipeline = true;
-    const sent = batch.map((s) => client.query(s.text, s.values as unknown[]));
+    const sent = batch.map((s) =>
+      wantsName(s.text) ? client.query({ name: this.#names.nameOf(s.text), text: s.text, values: s.values as unknown[] }) : client.query(s.text, s.values as unknown[]),
+    );
     const settled = await Promise.allSettled(sent);
     this.#inFlight -= batch.length;
     if (this.#inFlight === 0) client.pipeline = false;
+    for (const [i, outcome] of settled.entries()) {
+      if (outcome.status === 'rejected' && isStaleStatementError(outcome.reason)) this.#names.forget(batch[i]!.text);
+    }
     for (const [i, outcome] of settled.entries()) {
       if (outcome.status === 'fulfilled') continue;
       const err = outcome.reason as unknown;

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { deferredWrite } from './pg-pipeline.js';
+import { namedStatement } from './pg-statement-names.js';
 import type { Database } from './types.js';
 
 // Queries built once, run many times. kysely builds an immutable operation tree and
@@ -48,7 +49,8 @@ export function prepared<P extends object, R>(build: (db: Kysely<Database>, valu
     let t = templates.get(adapter);
     if (t) return t;
     const markers = new Proxy({} as P, { get: (_, name) => new Slot(String(name)) });
-    const compiled = build(db, markers).compile();
+    // On PostgreSQL the server also parses and plans it once per connection, under a name.
+    const compiled = namedStatement(db, build(db, markers).compile());
     t = {
       sql: compiled.sql,
       query: compiled.query,

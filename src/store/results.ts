@@ -1,5 +1,6 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { deferredWrite } from './pg-pipeline.js';
+import { namedStatement } from './pg-statement-names.js';
 import type { CallResultFields, CallResultRow, ResultSource } from './results-types.js';
 import type { Database } from './types.js';
 import type { VariableRule } from './variable-match.js';
@@ -57,7 +58,7 @@ function upsertFor(db: Kysely<Database>): CompiledQuery {
     sql`case when (call_results.extracted_json is null and call_results.erased_at is null) or (call_results.extracted_json = excluded.extracted_json and excluded.success_rule is not null) then ${sql.ref(`excluded.${col}`)} else ${sql.ref(`call_results.${col}`)} end`;
   set.success_rule = judgment('success_rule');
   set.success_match = judgment('success_match');
-  compiled = db
+  const upsert = db
     .insertInto('call_results')
     .values(Object.fromEntries(INSERTED.map((c) => [c, null])) as never)
     .onConflict((oc) =>
@@ -69,6 +70,7 @@ function upsertFor(db: Kysely<Database>): CompiledQuery {
       } as never),
     )
     .compile();
+  compiled = namedStatement(db, upsert);
   if (compiled.parameters.length !== INSERTED.length) throw new Error('call_results upsert: unexpected parameters');
   compiledUpsert.set(key, compiled);
   return compiled;
