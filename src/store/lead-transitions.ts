@@ -1,4 +1,5 @@
-import type { ExpressionBuilder, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { AttemptRow, Database, LeadRow, LeadState } from './types.js';
 import { prepared } from './prepared.js';
 import { moveLead, suppressByRule, type MoveRequest } from './lead-moves.js';
@@ -50,7 +51,19 @@ function withPrimary<L extends LeadRow & { contact_count: unknown }>(lead: L): L
   return { ...lead, contact_count: 1 + Number(lead.contact_count) };
 }
 
-const leadQuery = prepared((db, v: { id: number }) => db.selectFrom('leads').selectAll('leads').select(contactCount).where('id', '=', v.id));
+const leadQuery = prepared((db, v: { id: number }) => forDecision(db, db.selectFrom('leads').selectAll('leads').select(contactCount).where('id', '=', v.id)));
+
+/**
+ * The lead is read to decide its next step, and written with the decision in the same
+ * transaction, without the state it was read in as a condition. On PostgreSQL another
+ * connection (the API's DELETE, lead-cancel.ts) could commit a change in between and be
+ * overwritten: a cancelled lead put back to retry and called again. The read therefore locks
+ * the row; a cancel waits for the decision's commit and then judges the row as decided.
+ * SQLite has one writer, and no row locks to ask for.
+ */
+function forDecision<Q extends { forUpdate(): Q }>(db: Kysely<Database>, query: Q): Q {
+  return isPostgres(db) ? query.forUpdate() : query;
+}
 
 /** The lead's secondary contacts (lead_contacts from position 1), as `contact_count`. */
 function contactCount(eb: ExpressionBuilder<Database, 'leads'>) {
@@ -157,7 +170,8 @@ const revisedLeadQuery = prepared((db, v: { id: number }) =>
       contactCount(eb),
       eb.selectFrom('attempts').select((sub) => sub.fn.max('attempts.id').as('m')).whereRef('attempts.lead_id', '=', 'leads.id').as('last_attempt_id'),
     ])
-    .where('id', '=', v.id),
+    .where('id', '=', v.id)
+    .$call((q) => forDecision(db, q)),
 );
 
 /**
