@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
 import { durableTransaction } from './durable.js';
+import { readLeadsAhead } from './lead-transitions.js';
 import { prepared } from './prepared.js';
 import { DUE_LEAD_STATES_SQL, LIVE_ATTEMPT_STATES_SQL } from './state-lists.js';
 import {
@@ -426,6 +427,8 @@ export async function attemptByCallId(db: Db, callId: string, batchCallIds?: () 
       // A batch of one reads alone, as without a batch.
       const ids = batchCallIds();
       batchReads.set(db, (read = ids.length > 1 ? await attemptsByCallIds(db, ids) : new Map()));
+      // Their outcomes decide each attempt's lead next: read those together too.
+      await readLeadsAhead(db, [...read.values()].map((a) => a.lead_id));
     }
     const row = read.get(callId);
     if (row) {
@@ -453,8 +456,9 @@ async function attemptsByCallIds(db: Db, callIds: readonly string[]): Promise<Ma
   return found;
 }
 
-const attemptsByCallIdsPg = prepared((db, v: { keys: string[] }) =>
-  db.selectFrom('attempts').selectAll().where('call_id', '=', sql<string>`any(${v.keys}::text[])`),
+const attemptsByCallIdsPg = prepared(
+  (db, v: { keys: string[] }) => db.selectFrom('attempts').selectAll().where('call_id', '=', sql<string>`any(${v.keys}::text[])`),
+  { planEachRun: true },
 );
 const attemptsByCallIdsSqlite = prepared((db, v: { keys: string }) =>
   db.selectFrom('attempts').selectAll().where('call_id', 'in', sql<string>`(select value from json_each(${v.keys}))`),

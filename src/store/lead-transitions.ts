@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { AttemptRow, Database, LeadRow, LeadState } from './types.js';
 import { prepared } from './prepared.js';
@@ -42,9 +42,40 @@ export type LeadDecision = (
 export type DecideLead = (lead: LeadWithContacts) => LeadDecision;
 
 async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
+  const ahead = leadsReadAhead.get(trx)?.get(leadId);
+  if (ahead) {
+    leadsReadAhead.get(trx)!.delete(leadId);
+    return ahead;
+  }
   const [lead] = await leadQuery.rows(trx, { id: leadId });
   return lead && withPrimary(lead);
 }
+
+/** What a transaction read ahead of its batch's decisions and has not handed out yet. */
+const leadsReadAhead = new WeakMap<object, Map<number, LeadWithContacts>>();
+
+/**
+ * Reads the leads of a group-commit batch's attempts in one statement, before the first of
+ * their decisions (attempts.ts `attemptByCallId`, for the batch's webhooks): on PostgreSQL
+ * each lead read alone was a round trip on the engine's one connection, one per call. Each
+ * row is handed out once, to the first decision on its lead in this transaction; a second
+ * one reads the lead again, as the first left it. Locked in the order of their ids
+ * (`forDecision`), so two batches never wait for each other's leads in a circle.
+ */
+export async function readLeadsAhead(trx: Kysely<Database>, leadIds: readonly number[]): Promise<void> {
+  const ids = [...new Set(leadIds)].sort((a, b) => a - b);
+  if (ids.length < 2 || !trx.isTransaction) return;
+  const rows = isPostgres(trx) ? await leadsQueryPg.rows(trx, { ids }) : await leadsQuerySqlite.rows(trx, { ids: JSON.stringify(ids) });
+  leadsReadAhead.set(trx, new Map(rows.map((row) => [Number(row.id), withPrimary(row)])));
+}
+
+const leadsQueryPg = prepared(
+  (db, v: { ids: number[] }) => forDecision(db, db.selectFrom('leads').selectAll('leads').select(contactCount).where('id', '=', sql<number>`any(${v.ids}::bigint[])`).orderBy('id')),
+  { planEachRun: true },
+);
+const leadsQuerySqlite = prepared((db, v: { ids: string }) =>
+  db.selectFrom('leads').selectAll('leads').select(contactCount).where('id', 'in', sql<number>`(select value from json_each(${v.ids}))`),
+);
 
 /** The primary is the lead's own number; lead_contacts holds the secondary ones. */
 function withPrimary<L extends LeadRow & { contact_count: unknown }>(lead: L): L & LeadWithContacts {

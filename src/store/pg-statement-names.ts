@@ -11,6 +11,9 @@ import type { Database } from './types.js';
 // (the store's `prepared` queries and the result upsert: fixed text, values bound) is parsed
 // once per connection under a name, and each run only binds and executes; the server plans
 // it again only where a generic plan would cost more than a custom one (plan_cache_mode).
+// A generic plan is chosen after a few runs, from the table as it is then, and kept until
+// the table's statistics change: a query whose best plan depends on its values (a list of
+// keys in one array) is left as text, planned each run (prepared's `planEachRun`).
 //
 // The hazard, and why it heals: a named statement's result columns are fixed when it is
 // parsed. When another instance's migration adds a column to a table this one reads with

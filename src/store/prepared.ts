@@ -35,12 +35,23 @@ export interface Prepared<P, R> {
   write(db: Kysely<Database>, values: P): Promise<void>;
 }
 
+export interface PreparedOptions {
+  /**
+   * Sent as text, so that PostgreSQL plans each run for its values: for a query whose best
+   * plan depends on them, such as a list of keys in one array of any length. A named
+   * statement's plan may become one generic plan chosen early, while the table was small,
+   * and kept: a batch's lookup by call ids took 3 ms a run that way instead of 0.4
+   * (pg-statement-names.ts).
+   */
+  planEachRun?: boolean;
+}
+
 /**
  * Prepares `build(db, values)`. Each value must reach the query as a bound parameter
  * (a comparison, a SET or VALUES entry): `build` runs once with markers in place of the
  * values, and never with real ones. A list (`in`) has the length it had when built.
  */
-export function prepared<P extends object, R>(build: (db: Kysely<Database>, values: P) => Compilable<R>): Prepared<P, R> {
+export function prepared<P extends object, R>(build: (db: Kysely<Database>, values: P) => Compilable<R>, opts: PreparedOptions = {}): Prepared<P, R> {
   // Keyed by the dialect's adapter, which a database and its transactions share.
   const templates = new WeakMap<object, Template>();
 
@@ -50,7 +61,8 @@ export function prepared<P extends object, R>(build: (db: Kysely<Database>, valu
     if (t) return t;
     const markers = new Proxy({} as P, { get: (_, name) => new Slot(String(name)) });
     // On PostgreSQL the server also parses and plans it once per connection, under a name.
-    const compiled = namedStatement(db, build(db, markers).compile());
+    const built = build(db, markers).compile();
+    const compiled = opts.planEachRun ? built : namedStatement(db, built);
     t = {
       sql: compiled.sql,
       query: compiled.query,
