@@ -7,7 +7,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/database.js';
 import type { StoreDialect } from '../../src/store/dialect.js';
-import { openPostgres } from '../../src/store/postgres.js';
+import { openPostgres, type OpenPostgresOptions } from '../../src/store/postgres.js';
 
 /** The dialect of this test run; read here only, so tests never branch on the environment. */
 export const testDialect: StoreDialect = process.env.CAMPAIGND_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
@@ -41,6 +41,23 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   return {
     url: url.toString(),
     drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/**
+ * A new PostgreSQL database with `count` stores open on it, each on its own connection, as
+ * separate instances or pools would be (`first`: options of the first); close() closes them
+ * all and drops the database.
+ */
+export async function openPostgresSessions(count: number, first: OpenPostgresOptions = {}): Promise<{ stores: DatabaseHandle[]; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const stores = Array.from({ length: count }, (_, i) => openPostgres(database.url, i === 0 ? first : {}));
+  return {
+    stores,
+    async close() {
+      for (const store of stores) await store.close();
+      await database.drop();
+    },
   };
 }
 

@@ -14,9 +14,8 @@ import type { DatabaseHandle } from '../../src/store/database.js';
 import { cancelLead, type CancelResult } from '../../src/store/lead-cancel.js';
 import { leadAfterOutcome } from '../../src/store/lead-transitions.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { openPostgres } from '../../src/store/postgres.js';
 import { testCampaignConfig } from '../helpers/campaign-config.js';
-import { createTestDatabase } from '../helpers/test-store.js';
+import { openPostgresSessions } from '../helpers/test-store.js';
 
 const NOW = Date.UTC(2026, 0, 5, 10, 0, 0);
 const PHONE = '+12025552000';
@@ -25,23 +24,16 @@ let engine: DatabaseHandle;
 let api: DatabaseHandle;
 /** A third connection, to watch the other two. */
 let watcher: DatabaseHandle;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  engine = openPostgres(database.url);
-  api = openPostgres(database.url);
-  watcher = openPostgres(database.url);
+  const sessions = await openPostgresSessions(3);
+  [engine, api, watcher] = sessions.stores as [DatabaseHandle, DatabaseHandle, DatabaseHandle];
+  close = sessions.close;
   await migrateToLatest(engine.db, { clock: { now: () => NOW } });
 });
 
-afterEach(async () => {
-  await engine.close();
-  await api.close();
-  await watcher.close();
-  await drop();
-});
+afterEach(async () => close());
 
 async function* oneLead(): AsyncGenerator<ReadLeadResult> {
   yield { ok: true, line: 2, lead: { phoneNumber: PHONE, secondary: [], variables: {} } };

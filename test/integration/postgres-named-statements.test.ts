@@ -10,29 +10,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createGroupCommit } from '../../src/store/group-commit.js';
 import { isStaleStatementError } from '../../src/store/pg-statement-names.js';
-import { openPostgres } from '../../src/store/postgres.js';
 import { prepared } from '../../src/store/prepared.js';
-import { createTestDatabase } from '../helpers/test-store.js';
+import { openPostgresSessions } from '../helpers/test-store.js';
 
 let store: DatabaseHandle;
 /** Another connection: the instance that migrates. */
 let other: DatabaseHandle;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  store = openPostgres(database.url);
-  other = openPostgres(database.url);
+  const sessions = await openPostgresSessions(2);
+  [store, other] = sessions.stores as [DatabaseHandle, DatabaseHandle];
+  close = sessions.close;
   await sql`create table items (id int primary key, n int not null)`.execute(other.db);
   await sql`insert into items values (1, 10), (2, 20)`.execute(other.db);
 });
 
-afterEach(async () => {
-  await store.close();
-  await other.close();
-  await drop();
-});
+afterEach(async () => close());
 
 // `items` is not one of the store's tables, hence the untyped handle.
 const itemById = prepared((db, v: { id: number }) => (db as unknown as Kysely<any>).selectFrom('items').selectAll().where('id', '=', v.id));

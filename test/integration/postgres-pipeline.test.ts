@@ -8,32 +8,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/database.js';
 import { createGroupCommit } from '../../src/store/group-commit.js';
 import { deferredWrite, isDeferredWriteError } from '../../src/store/pg-pipeline.js';
-import { openPostgres } from '../../src/store/postgres.js';
 import type { Database } from '../../src/store/types.js';
-import { createTestDatabase } from '../helpers/test-store.js';
+import { openPostgresSessions } from '../helpers/test-store.js';
 
 let store: DatabaseHandle;
 /** A second connection, to see only what was committed. */
 let other: DatabaseHandle;
-let drop: () => Promise<void>;
+let close: () => Promise<void>;
 /** The number of statements of each exchange with the server, in order. */
 let exchanges: number[];
 
 beforeEach(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
   exchanges = [];
-  store = openPostgres(database.url, { observeExchanges: (n) => exchanges.push(n) });
-  other = openPostgres(database.url);
+  const sessions = await openPostgresSessions(2, { observeExchanges: (n) => exchanges.push(n) });
+  [store, other] = sessions.stores as [DatabaseHandle, DatabaseHandle];
+  close = sessions.close;
   await sql`create table items (id int primary key, n int not null check (n >= 0))`.execute(store.db);
   exchanges.length = 0;
 });
 
-afterEach(async () => {
-  await store.close();
-  await other.close();
-  await drop();
-});
+afterEach(async () => close());
 
 const insert = (db: Kysely<Database>, id: number, n: number): Promise<unknown> =>
   db.executeQuery(deferredWrite(db, CompiledQuery.raw('insert into items (id, n) values ($1, $2)', [id, n])));
