@@ -9,6 +9,7 @@ import { openConfiguredStore, openStore, storePassword } from './store/open-stor
 import { withSetupLock } from './store/setup-lock.js';
 import type { SessionLockOptions } from './store/session-lock.js';
 import { listenForFreedSlots, type WakeupListener } from './store/pg-wakeups.js';
+import { statisticsRefresher } from './store/planner-statistics.js';
 import { releaseLease, renewLease, takeLease } from './store/lease.js';
 import { createElector, type Elector } from './ha/elector.js';
 import { createRoleSwitch } from './ha/role-switch.js';
@@ -302,6 +303,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
       // behind them. SQLite's one connection answers each statement at once.
       const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { ...storeOptions, maxConnections: API_CONNECTIONS }) : store;
       if (apiStore !== store) cleanups.push(() => apiStore.close());
+      // Leads posted a few at a time keep the planner's picture of the campaigns current.
+      const statistics = statisticsRefresher(apiStore.db, ['leads', 'lead_contacts'], (err) => logger.warn({ err: String(err) }, 'refreshing the planner statistics after posted leads failed'));
+      cleanups.push(() => statistics.settled());
       // On SQLite the GET routes read on a read-only connection of their own: on the one
       // writing connection a read waits for every transaction ahead of it (a group commit of
       // the dial loop, a lead POST), while a WAL reader never waits for the writer.
@@ -346,6 +350,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
             clock,
             logger,
             wake: () => engine.wake(),
+            leadsStored: (count) => statistics.rowsWritten(count),
             authorize: createAuthorizer({ db: apiStore.db, ...(readStore ? { readDb: readStore.db } : {}), clock, loopback: isLoopback(daemon.http.host) }),
             version: opts.version,
             hostname: os.hostname(),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { refreshStatistics } from '../store/bulk-insert.js';
+import { REFRESH_AFTER_ROWS, refreshStatistics } from '../store/planner-statistics.js';
 import { defaultImportBatchRows, leadBatchWriter, type LeadBatchWriter } from '../store/lead-batch.js';
 import { readImportPrior, type ImportPrior } from '../store/lead-import.js';
 import type { Database } from '../store/types.js';
@@ -106,7 +106,7 @@ export async function importLeads(
   }
   await writing.drain();
   if (batch.length > 0) await write(batch);
-  if (!opts.dryRun && summary.accepted + summary.invalid + summary.suppressed >= STATISTICS_AFTER_ROWS) await refreshStatistics(db, ['leads', 'lead_contacts']);
+  if (!opts.dryRun && summary.accepted + summary.invalid + summary.suppressed >= REFRESH_AFTER_ROWS) await refreshStatistics(db, ['leads', 'lead_contacts']);
   opts.onProgress?.(summary.read);
   return summary;
 
@@ -142,9 +142,6 @@ export async function importLeads(
     }
   }
 }
-
-/** New rows from which an import refreshes the planner's statistics (PostgreSQL; a few hundred ms at 1M rows). */
-const STATISTICS_AFTER_ROWS = 10_000;
 
 /** Writes one batch; its counts join the summary once its transaction committed (a batch run again must not count twice). */
 async function writeBatch(

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Lead } from '../service/schema/records.js';
 import type { ListLeadsQuery } from '../service/schema/requests.js';
 import { leadsByDedupeKey, refreshPendingLead } from '../store/lead-import.js';
+import { REFRESH_AFTER_ROWS, refreshStatistics } from '../store/planner-statistics.js';
 import { insertLeadContacts, insertRemoteLead } from '../store/remote-leads.js';
 import { suppressedAmong } from '../store/suppressions.js';
 import type { Database, LeadState } from '../store/types.js';
@@ -70,6 +71,7 @@ export async function syncRemoteLeads(db: Kysely<Database>, client: RemoteLeadSo
     }
   }
   if (page.length > 0) await storePage(db, campaign, page, now, summary);
+  if (summary.added >= REFRESH_AFTER_ROWS) await refreshStatistics(db, ['leads', 'lead_contacts']);
   return summary;
 }
 

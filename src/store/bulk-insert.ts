@@ -96,15 +96,3 @@ export class BulkInserter<T extends keyof Database & string> {
     return template;
   }
 }
-
-/**
- * After a bulk load on PostgreSQL: fresh planner statistics for the tables it filled.
- * Until autovacuum gets to them (a minute or more), the planner takes a table of a million
- * fresh rows for an empty one and scans it whole for each lookup (a re-import right after
- * an import ran at a third of its rate, the engine's claims likewise). SQLite plans by
- * its indexes alone.
- */
-export async function refreshStatistics(db: Kysely<Database>, tables: readonly (keyof Database & string)[]): Promise<void> {
-  if (!isPostgres(db) || tables.length === 0) return;
-  await sql`analyze ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
-}

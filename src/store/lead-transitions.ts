@@ -42,9 +42,10 @@ export type LeadDecision = (
 export type DecideLead = (lead: LeadWithContacts) => LeadDecision;
 
 async function loadLead(trx: Trx, leadId: number): Promise<LeadWithContacts | undefined> {
-  const ahead = leadsReadAhead.get(trx)?.get(leadId);
+  const readAhead = leadsReadAhead.get(trx);
+  const ahead = readAhead?.get(leadId);
   if (ahead) {
-    leadsReadAhead.get(trx)!.delete(leadId);
+    readAhead!.delete(leadId);
     return ahead;
   }
   const [lead] = await leadQuery.rows(trx, { id: leadId });

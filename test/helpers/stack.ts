@@ -103,8 +103,8 @@ export interface StackOptions {
   wrapClient?: (client: EngineClient) => EngineClient;
   /** Serve the API (/api/v1) on the stack's HTTP surface; `authorize` defaults to letting every request through. */
   /** `readOnlyConnection`: the GET routes read on a read-only connection of their own (SQLite), as the daemon's do. */
-  /** `onWake`: told each time the API wakes the engine. */
-  api?: boolean | { authorize?: ApiDeps['authorize']; readOnlyConnection?: boolean; onWake?: () => void };
+  /** `onWake`: told each time the API wakes the engine; `onLeadsStored`: the new rows of each POST (ApiDeps.leadsStored). */
+  api?: boolean | { authorize?: ApiDeps['authorize']; readOnlyConnection?: boolean; onWake?: () => void; onLeadsStored?: (count: number) => void };
   /** Pre-dial checks over real HTTP (src/engine/predial-post.ts), with these secrets by variable name. */
   predialSecrets?: Record<string, string>;
   /** What the engine reports to (default: nothing). */
@@ -246,6 +246,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
                   apiOptions.onWake?.();
                   engine?.wake();
                 },
+                ...(apiOptions.onLeadsStored ? { leadsStored: apiOptions.onLeadsStored } : {}),
                 authorize: apiOptions.authorize ?? (async () => ({ ok: true, keyName: null })),
                 version: 'test',
                 hostname: os.hostname(),

@@ -166,6 +166,22 @@ describe('API: leads', () => {
     expect(wakes).toBe(paused);
   });
 
+  it('tells how many new leads each POST stored, for the planner statistics; a repeat or a replay stores none', async () => {
+    const stored: number[] = [];
+    const { api } = await start({ api: { onLeadsStored: (n) => stored.push(n) } });
+    const numbers = phoneNumbers(3, 900);
+    const body = [{ phone_number: numbers[0]! }, { phone_number: numbers[1]! }, { phone_number: 'not a number' }];
+    await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body });
+    expect(stored).toEqual([3]); // two accepted, one kept as invalid
+    await api.POST('/api/v1/campaigns/{name}/leads', { ...spring, body: [{ phone_number: numbers[0]! }, { phone_number: numbers[2]! }] });
+    expect(stored).toEqual([3, 1]); // a duplicate and a new one
+    const keyed = { ...spring, headers: { 'Idempotency-Key': 'planner-1' }, body: { phone_number: phoneNumbers(1, 950)[0]! } };
+    await api.POST('/api/v1/campaigns/{name}/leads', keyed);
+    const replay = await api.POST('/api/v1/campaigns/{name}/leads', keyed);
+    expect(replay.response.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(stored).toEqual([3, 1, 1]);
+  });
+
   it('shows a called lead with its attempts and its result', async () => {
     const [phone] = phoneNumbers(1, 600);
     const { stack, api } = await start({ startEngine: true, fixedOutcomes: allSucceed([phone!]), campaigns: [{ name: 'spring', leads: [], settings: { markCompleteWhenNoLeads: false } }] });

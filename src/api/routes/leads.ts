@@ -18,6 +18,9 @@ import { requestSchema, responseSchema } from '../schemas.js';
 // a lead file's rows are: src/leads/import-rows.ts), look them up by id, by the caller's
 // own id (external_id) or by number, change their variables, cancel them.
 
+/** The outcomes of an item that stored a new lead (a row the planner's statistics should know of). */
+const NEW_ROWS: ReadonlySet<ItemOutcome['outcome']> = new Set(['accepted', 'invalid', 'suppressed']);
+
 /** Items per POST. */
 export const MAX_ITEMS = 10_000;
 
@@ -236,13 +239,18 @@ const post = defineRoute<{ name: string }, undefined, z.infer<typeof PostBody>>(
     // on PostgreSQL the POST's NOTIFY (every instance's engine) is skipped alike: a
     // statement less, and a pass less on each instance.
     const wakes = WAKES_FOR_NEW_LEADS.has(row.state);
+    let stored = 0;
     try {
       const posted = await postLeads(deps.db, { id: row.id, ...settingsOf(row) }, items, {
         now: deps.clock.now(),
         announce: wakes,
         ...(key !== undefined ? { idempotency: { owner: keyName ?? '', key, requestHash: requestHash() } } : {}),
-        answer: (outcomes: ItemOutcome[]) => ({ status: 200, body: { items: outcomes } }),
+        answer: (outcomes: ItemOutcome[]) => {
+          stored = outcomes.filter((o) => NEW_ROWS.has(o.outcome)).length;
+          return { status: 200, body: { items: outcomes } };
+        },
       });
+      if (!posted.replayed) deps.leadsStored?.(stored);
       if (!posted.replayed && wakes) deps.wake();
       return { status: posted.status, body: posted.body, ...(posted.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
     } catch (err) {
