@@ -304,7 +304,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       const apiStore = shared ? await openConfiguredStore({ ...daemon, database: opts.databaseFile ?? daemon.database }, process.env, { ...storeOptions, maxConnections: API_CONNECTIONS }) : store;
       if (apiStore !== store) cleanups.push(() => apiStore.close());
       // Leads posted a few at a time keep the planner's picture of the campaigns current.
-      const statistics = statisticsRefresher(apiStore.db, ['leads', 'lead_contacts'], (err) => logger.warn({ err: String(err) }, 'refreshing the planner statistics after posted leads failed'));
+      const statistics = statisticsRefresher(apiStore.db, (err) => logger.warn({ err: String(err) }, 'refreshing the planner statistics after posted leads failed'));
       cleanups.push(() => statistics.settled());
       // On SQLite the GET routes read on a read-only connection of their own: on the one
       // writing connection a read waits for every transaction ahead of it (a group commit of
@@ -350,7 +350,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
             clock,
             logger,
             wake: () => engine.wake(),
-            leadsStored: (count) => statistics.rowsWritten(count),
+            leadsStored: (campaignId, count) => statistics.rowsWritten(campaignId, count),
             authorize: createAuthorizer({ db: apiStore.db, ...(readStore ? { readDb: readStore.db } : {}), clock, loopback: isLoopback(daemon.http.host) }),
             version: opts.version,
             hostname: os.hostname(),

@@ -17,8 +17,8 @@ export interface ApiDeps {
   logger: Logger;
   /** Tells the engine that new work exists (a lead posted, a campaign resumed). */
   wake(): void;
-  /** Counts the leads a request stored, new rows only (the planner's statistics follow them: src/store/planner-statistics.ts). */
-  leadsStored?(count: number): void;
+  /** Counts the leads a request stored into a campaign, new rows only (the planner's statistics follow them: src/store/planner-statistics.ts). */
+  leadsStored?(campaignId: number, count: number): void;
   /** Checks the request's key for a scope (src/api/auth.ts in the daemon). */
   authorize(authorizationHeader: string | undefined, scope: 'read' | 'write'): Promise<AuthResult>;
   /** This campaignd's version (the status document carries it). */

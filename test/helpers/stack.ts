@@ -246,7 +246,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
                   apiOptions.onWake?.();
                   engine?.wake();
                 },
-                ...(apiOptions.onLeadsStored ? { leadsStored: apiOptions.onLeadsStored } : {}),
+                ...(apiOptions.onLeadsStored ? { leadsStored: (_campaignId: number, n: number) => apiOptions.onLeadsStored!(n) } : {}),
                 authorize: apiOptions.authorize ?? (async () => ({ ok: true, keyName: null })),
                 version: 'test',
                 hostname: os.hostname(),

@@ -2,7 +2,8 @@
 // API posts from nothing to thousands of leads was, until autovacuum's next round, a
 // campaign of one lead to the planner: its duplicate lookup walked the campaign's
 // (campaign, state) index and filtered every lead of it (src/store/planner-statistics.ts).
-// The API counts what its posts store and refreshes the statistics every REFRESH_AFTER_ROWS.
+// The API counts what its posts store per campaign and refreshes the statistics when a
+// campaign got REFRESH_AFTER_ROWS leads, then each time its posted leads doubled.
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { postLeads } from '../../src/leads/post-leads.js';
@@ -49,30 +50,40 @@ it('a campaign grown by posts keeps its duplicate lookup on the (campaign, dedup
   expect(await lookupPlan(grown)).toContain('leads_campaign_state');
 
   const errors: unknown[] = [];
-  const refresher = statisticsRefresher(handle.db, ['leads', 'lead_contacts'], (err) => errors.push(err), 5_000);
-  refresher.rowsWritten(4_999);
+  const refresher = statisticsRefresher(handle.db, (err) => errors.push(err), 5_000);
+  refresher.rowsWritten(grown, 4_999);
+  refresher.rowsWritten(first, 4_999);
   await refresher.settled();
   expect(await lookupPlan(grown)).toContain('leads_campaign_state'); // not yet: below the mark
-  refresher.rowsWritten(1);
+  refresher.rowsWritten(grown, 1);
   await refresher.settled();
   expect(await lookupPlan(grown)).toContain('leads_campaign_dedupe');
   expect(errors).toEqual([]);
 });
 
-it('runs one refresh at a time; rows written meanwhile start the next; a failure goes to onError, not to the caller', async () => {
+it("runs one refresh at a time, then again once a campaign's posted leads doubled; a failure goes to onError, not to the caller", async () => {
   const errors: unknown[] = [];
-  const failing = statisticsRefresher(handle.db, ['no_such_table' as 'leads'], (err) => errors.push(err), 10);
-  failing.rowsWritten(10);
-  await failing.settled();
-  expect(String(errors[0])).toMatch(/no_such_table/);
+  // A refresh that fails (here: no table to analyze) is reported, and the next one runs.
+  await sql`alter table leads rename to leads_away`.execute(handle.db);
+  const refresher = statisticsRefresher(handle.db, (err) => errors.push(err), 10);
+  refresher.rowsWritten(1, 10);
+  await refresher.settled();
+  expect(String(errors[0])).toMatch(/leads/);
+  await sql`alter table leads_away rename to leads`.execute(handle.db);
 
-  const refresher = statisticsRefresher(handle.db, ['leads'], (err) => errors.push(err), 10);
   // ANALYZE counts itself in the shared statistics at once (not at the session's next flush).
   const counts = async () => Number((await sql<{ n: string }>`select analyze_count + autoanalyze_count as n from pg_stat_user_tables where relname = 'leads'`.execute(handle.db)).rows[0]!.n);
   const before = await counts();
-  refresher.rowsWritten(10); // starts one
-  refresher.rowsWritten(25); // one is running: counted for the next
-  await refresher.settled(); // both done
+  refresher.rowsWritten(1, 10); // 20 posted, 10 seen by the last refresh: starts one
+  refresher.rowsWritten(1, 25); // one is running: due again after it (45 posted, 20 seen)
+  await refresher.settled();
   expect((await counts()) - before).toBe(2);
+  refresher.rowsWritten(1, 44); // 89 posted, 45 seen: not doubled
+  refresher.rowsWritten(2, 9); // another campaign, under the first mark
+  await refresher.settled();
+  expect((await counts()) - before).toBe(2);
+  refresher.rowsWritten(1, 1); // doubled
+  await refresher.settled();
+  expect((await counts()) - before).toBe(3);
   expect(errors).toHaveLength(1);
 });

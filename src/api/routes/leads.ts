@@ -250,7 +250,7 @@ const post = defineRoute<{ name: string }, undefined, z.infer<typeof PostBody>>(
           return { status: 200, body: { items: outcomes } };
         },
       });
-      if (!posted.replayed) deps.leadsStored?.(stored);
+      if (!posted.replayed) deps.leadsStored?.(row.id, stored);
       if (!posted.replayed && wakes) deps.wake();
       return { status: posted.status, body: posted.body, ...(posted.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
     } catch (err) {
