@@ -30,7 +30,7 @@ export const REFRESH_AFTER_ROWS = 5_000;
  * the table grows. From a sample of 9,000 rows (statistics target 30, not the default 100's
  * 30,000): the 30 largest campaigns each and the rest as their average is all a plan
  * needs, and it runs beside the next requests (at 300,000 leads 27 ms against 66–173 ms; the
- * larger sample made a 10,000-lead POST running beside it up to 40 % slower).
+ * larger sample made a 10,000-lead POST running beside it 40–50 % slower).
  * Autovacuum's own ANALYZE later brings the full sample back.
  */
 async function refreshPostedLeads(db: Kysely<Database>): Promise<void> {
