@@ -2,7 +2,8 @@
 // API posts from nothing to thousands of leads was, until autovacuum's next round, a
 // campaign of one lead to the planner: its duplicate lookup walked the campaign's
 // (campaign, state) index and filtered every lead of it (src/store/planner-statistics.ts).
-// The API counts what its posts store per campaign and refreshes the statistics when a
+// The API counts what its posts store per campaign (the daemon doing so:
+// test/e2e/postgres-api-statistics.test.ts) and refreshes the statistics when a
 // campaign got REFRESH_AFTER_ROWS leads, then each time its posted leads doubled.
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';

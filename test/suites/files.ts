@@ -53,6 +53,8 @@ export const POSTGRES = [
   // Several active instances sharing accounts, one killed (PostgreSQL only: POSTGRES_ONLY).
   'test/e2e/ha-accounts.test.ts',
   'test/integration/postgres-*.test.ts',
+  // The daemon on PostgreSQL alone (POSTGRES_ONLY).
+  'test/e2e/postgres-*.test.ts',
   'test/e2e/leads-import-store.test.ts',
   'test/e2e/api-keys.test.ts',
 ];
@@ -68,4 +70,4 @@ export const SQLITE_ONLY = [
 ];
 
 /** PostgreSQL-only files: they need the run's server. */
-export const POSTGRES_ONLY = ['test/integration/postgres-*.test.ts', 'test/e2e/ha-*.test.ts'];
+export const POSTGRES_ONLY = ['test/integration/postgres-*.test.ts', 'test/e2e/ha-*.test.ts', 'test/e2e/postgres-*.test.ts'];
