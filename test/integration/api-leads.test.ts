@@ -103,6 +103,11 @@ describe('API: leads', () => {
     expect(wrongType.body.errors[0].pointer).toBe('/phone_number');
     const nested = await postRaw(checker, stack, JSON.stringify({ phone_number: '+12025550100', variables: { a: { b: 1 } } }));
     expect(nested.status).toBe(422);
+    // Deeper than any request: refused before the schema walks it, in a leads array too.
+    const deep = await postRaw(checker, stack, `[${'['.repeat(40)}${']'.repeat(40)}]`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.title).toBe('Body too deeply nested');
+    expect((await postRaw(checker, stack, `[{"phone_number":"+12025550100","variables":{"a":${'['.repeat(40)}${']'.repeat(40)}}}]`)).body.title).toBe('Body too deeply nested');
     expect((await postRaw(checker, stack, '[]')).status).toBe(422);
     expect((await postRaw(checker, stack, '{"phone_number":')).status).toBe(400);
     const tooMany = await postRaw(checker, stack, JSON.stringify(Array.from({ length: 10_001 }, (_, i) => ({ phone_number: `+1202${String(5000000 + i)}` }))));

@@ -52,4 +52,14 @@ describe('the leads POST precheck', () => {
     expect(plainLeadItems(JSON.parse('[{"phone_number":"+12025550100","variables":{"x":1e999}}]'), MAX_ITEMS)).toBe(false);
     expect(plainLeadItems(JSON.parse('[{"phone_number":"+12025550100","__proto__":{}}]'), MAX_ITEMS)).toBe(false);
   });
+
+  it('says no to a deeply nested body without walking it (it runs before the depth check)', () => {
+    // 100,000 levels: a walk by recursion would overflow the stack here.
+    let deep: unknown = '+12025550100';
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { phone_number: deep };
+    expect(plainLeadItems(deep, MAX_ITEMS)).toBe(false);
+    expect(plainLeadItems([deep], MAX_ITEMS)).toBe(false);
+    expect(plainLeadItems({ phone_number: '+12025550100', variables: { a: deep } }, MAX_ITEMS)).toBe(false);
+    expect(plainLeadItems({ phone_number: '+12025550100', secondary_phone_numbers: [deep] }, MAX_ITEMS)).toBe(false);
+  });
 });
