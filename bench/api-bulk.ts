@@ -6,7 +6,7 @@
 //          the POSTs alternate between them (a daemon restarted per POST on the same
 //          database), so that a shared machine's load falls on both alike.
 //   --profile DIR: the daemons run with `node --cpu-prof` into DIR (summarise a .cpuprofile
-//          with bench/profile-summary.ts).
+//          with bench/profile-summary.ts); --profile-interval US: its sampling interval.
 //   --posts N: POSTs per daemon start (default 1): the first after a start pays what is
 //          cold (JIT, lazy modules, new server sessions), the ones after it do not.
 // Prints each POST's time and the worst rate per bin with the load average beside it.
@@ -30,6 +30,8 @@ function arg(name: string): string | undefined {
 const runs = Number(arg('--runs') ?? 4);
 const bins = (arg('--bin') ?? BIN).split(',').map((b) => path.resolve(b));
 const profileDir = arg('--profile');
+/** The profiler's sampling interval in µs (--profile-interval; node's default 1,000). */
+const profileInterval = arg('--profile-interval');
 const postsPerStart = Number(arg('--posts') ?? 1);
 
 const loadavg = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) {
       for (let b = 0; b < bins.length; b++) {
         // `node FLAGS BIN run`: the bin's own node flag (its #! line), and the profiler's.
-        const [first, ...rest] = ['--max-semi-space-size=4', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), bins[b]!, 'run', '--config', ws.configPath];
+        const [first, ...rest] = ['--max-semi-space-size=4', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...(profileInterval ? [`--cpu-prof-interval=${profileInterval}`] : [])] : []), bins[b]!, 'run', '--config', ws.configPath];
         const proc = spawnNode(`daemon-${b}`, first!, rest, { env });
         await proc.waitForLine(/"msg":"campaignd running"/, 30_000);
         await waitForHttp(`${ws.httpUrl}/healthz`);

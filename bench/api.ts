@@ -16,7 +16,7 @@
 // another checkout's `npm run build`; a .ts entry that calls main() runs through tsx, so that
 // a profile names the sources); --cpu-prof DIR runs the daemon under `node --cpu-prof`
 // into DIR and prints each window's bounds on the monotonic clock the profile uses, for
-// `npx tsx bench/profile-summary.ts FILE --from US --to US`.
+// `npx tsx bench/profile-summary.ts FILE --from US --to US` (--cpu-prof-interval US: its sampling interval).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,8 @@ const bin = path.resolve(arg('--bin') ?? BIN);
 /** API requests per second in the loaded windows; `--rps 0` leaves them quiet too (how much the windows differ unloaded). */
 const LOAD_RPS = Number(arg('--rps') ?? 200);
 const profileDir = arg('--cpu-prof');
+/** The profiler's sampling interval in µs (node's default 1,000: too coarse for stalls of 20 ms). */
+const profileInterval = arg('--cpu-prof-interval');
 /** `--statements`: every SQL statement the daemon ran, timed (bench/lib/statement-log.ts); the longest single runs are printed. */
 const statementsFile = process.argv.includes('--statements') ? path.join(os.tmpdir(), `campaignd-bench-api-statements-${process.pid}.json`) : undefined;
 
@@ -56,7 +58,7 @@ async function startBench(ws: Workspace, env: Record<string, string>): Promise<P
   // A .ts entry runs through tsx, so that a profile names the sources rather than the bundle's chunks.
   const loader = /\.m?ts$/.test(bin) || statementsFile ? ['--import', 'tsx'] : [];
   const preload = statementsFile ? ['--import', new URL('./lib/statement-log-preload.ts', import.meta.url).href] : [];
-  const [first, ...rest] = ['--max-semi-space-size=4', ...loader, ...preload, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), bin, 'run', '--config', ws.configPath];
+  const [first, ...rest] = ['--max-semi-space-size=4', ...loader, ...preload, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`, ...(profileInterval ? [`--cpu-prof-interval=${profileInterval}`] : [])] : []), bin, 'run', '--config', ws.configPath];
   const proc = spawnNode('daemon', first!, rest, { env: statementsFile ? { ...env, BENCH_STATEMENTS_FILE: statementsFile } : env });
   await proc.waitForLine(/"msg":"campaignd running"/, 30_000);
   await waitForHttp(`${ws.httpUrl}/healthz`);
