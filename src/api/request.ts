@@ -31,7 +31,7 @@ export async function readJsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>
   }
   // A body the route's precheck accepts is one its schema accepts as it is (route.ts), and
   // so no deeper than the schema's shapes: the depth walk is for what goes on to the schema.
-  // Walked first, it cost a 10,000-lead POST 6–25 ms and 40,000 short-lived arrays.
+  // Walked first, it cost a 10,000-lead POST 15–33 ms of CPU and 40,000 short-lived arrays.
   if (opts.precheck?.(value)) return value as T;
   if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new ApiProblem(400, 'Body too deeply nested', `the body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep`);
   return validate(schema, value, 422, 'Invalid body', '');
