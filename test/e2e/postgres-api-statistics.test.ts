@@ -5,9 +5,8 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open-store.js';
 import { runCampaignd, stopAllProcesses } from '../helpers/processes.js';
-import { createTestDatabase } from '../helpers/test-store.js';
+import { testDatabaseTarget } from '../helpers/test-store.js';
 import { waitUntil } from '../helpers/wait.js';
 import { daemonEnv, makeWorkspace, numbers, SECRETS, startDaemon, startSimulator, type Workspace } from './daemon-fixture.js';
 
@@ -24,16 +23,15 @@ afterEach(async () => {
 it('refreshes the planner statistics once a POST to its API stored 5,000 leads in a campaign', async () => {
   const sim = await startSimulator({ token: SECRETS.token });
   ws = await makeWorkspace({ simUrl: sim.url, campaigns: [{ name: 'crm', leads: [], maxParallel: 1, maxRetries: 0, retryInterval: 60, status: 'paused' }] });
-  const database = await createTestDatabase();
-  drop = database.drop;
-  const url = new URL(database.url);
-  const env = { ...daemonEnv(), CAMPAIGND_DATABASE: `${url.protocol}//${url.username}@${url.host}${url.pathname}`, PGPASSWORD: decodeURIComponent(url.password) };
+  const target = await testDatabaseTarget(ws.dir);
+  drop = target.drop;
+  const env = { ...daemonEnv(), ...target.env, CAMPAIGND_DATABASE: target.database };
   fs.writeFileSync(ws.configPath, fs.readFileSync(ws.configPath, 'utf8').replace(/^database: .*$/m, ''));
   const created = await runCampaignd(['api-key', 'create', 'crm', '--scope', 'write', '--config', ws.configPath], env);
   expect(created.code, created.stderr).toBe(0);
   const key = /cdk_[A-Za-z0-9_-]{20,}/.exec(created.stdout)![0];
   await startDaemon(ws, env);
-  const store = await openStore(database.url);
+  const store = await target.open();
   try {
     // Only a manual ANALYZE counts here (autovacuum's own has its own counter).
     const analyzed = async () => Number((await sql<{ n: string }>`select analyze_count as n from pg_stat_user_tables where relname = 'leads'`.execute(store.db)).rows[0]!.n);
